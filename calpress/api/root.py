@@ -1,0 +1,81 @@
+"""``GET /`` (the site description) and ``GET /{namespace}`` (namespace indexes), from the registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rest.errors import RestError
+from ..rest.registry import Endpoint
+from ..rest.request import RestRequest
+from ..rest.server import rest_url
+from . import Api
+
+HELP_URL = "https://developer.wordpress.org/rest-api/"
+AUTHORIZE_PATH = "/wp-admin/authorize-application.php"
+
+
+def register(api: Api) -> None:
+    registry = api.registry
+    site = api.site
+
+    def site_index(request: RestRequest) -> dict[str, Any]:
+        options = site.options(request)
+        site_url = site.site_url(request)
+        authentication: Any = []
+        if site.app_passwords_available(site_url):
+            authentication = {
+                "application-passwords": {"endpoints": {"authorization": site_url + AUTHORIZE_PATH}}
+            }
+        routes = api.index.routes(request.base_url)
+        if request.get_param("context") == "help":
+            routes = _with_schemas(api, routes)
+        return {
+            "name": str(options["blogname"]),
+            "description": str(options["blogdescription"]),
+            "url": site_url,
+            "home": site.home_url(request),
+            "gmt_offset": str(options["gmt_offset"]),
+            "timezone_string": str(options["timezone_string"]),
+            "page_for_posts": int(options["page_for_posts"] or 0),
+            "page_on_front": int(options["page_on_front"] or 0),
+            "show_on_front": str(options["show_on_front"]),
+            "namespaces": list(registry.namespaces),
+            "authentication": authentication,
+            "routes": routes,
+            "site_logo": int(options["site_logo"] or 0),
+            "site_icon": int(options["site_icon"] or 0),
+            "site_icon_url": "",
+            "_links": {"help": [{"href": HELP_URL}]},
+        }
+
+    def namespace_endpoints(namespace: str) -> list[Endpoint]:
+        def namespace_index(request: RestRequest) -> dict[str, Any]:
+            wanted = str(request.get_param("namespace") or namespace)
+            if wanted not in registry.namespaces:
+                raise RestError("rest_invalid_namespace", "The specified namespace could not be found.", status=404)
+            return {
+                "namespace": wanted,
+                "routes": api.index.routes(request.base_url, wanted),
+                "_links": {"up": [{"href": rest_url(request.base_url, "/")}]},
+            }
+
+        return [
+            Endpoint(
+                ("GET",),
+                namespace_index,
+                args={"namespace": {"default": namespace}, "context": {"default": "view"}},
+            )
+        ]
+
+    registry.namespace_index_factory = namespace_endpoints
+    registry.add_route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}})])
+
+
+def _with_schemas(api: Api, routes: dict[str, Any]) -> dict[str, Any]:
+    """context=help: each route also carries its item schema, as the reference does."""
+    result: dict[str, Any] = {}
+    for pattern, description in routes.items():
+        route = api.registry.routes[pattern]
+        item_schema = route.item_schema()
+        result[pattern] = {**description, "schema": item_schema} if item_schema else description
+    return result

@@ -1,0 +1,270 @@
+"""The ``calpress`` command, in WP-CLI's forms so that existing tools can call it:
+
+    calpress serve [--host H] [--port P] [--workers N]
+    calpress db upgrade
+    calpress user create <login> <email> --role=<role> [--user_pass=<pw>] [--display_name=<name>] [--porcelain]
+    calpress user application-password create <user> <app-name> [--porcelain]
+    calpress option get <name>
+    calpress option update <name> <value>
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import string
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from .config import SETTINGS, Settings, load_settings
+
+
+class CliError(Exception):
+    """A command failed; the message is printed as WP-CLI does (``Error: ...``) with exit code 1."""
+
+
+def _global_options(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's unset flag must not erase the same flag given before it.
+    parser.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS, help="data directory (CALPRESS_DATA_DIR)")
+    parser.add_argument("--database-url", dest="database_url", default=argparse.SUPPRESS, help="database URL (CALPRESS_DATABASE_URL)")
+    parser.add_argument("--site-url", dest="site_url", default=argparse.SUPPRESS, help="public site address (CALPRESS_SITE_URL)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    settings_help = "\n".join(f"  {s.env:<24} {s.help}" for s in SETTINGS)
+    parser = argparse.ArgumentParser(
+        prog="calpress",
+        description="calpress: the calendar and content REST service.",
+        epilog="Settings (environment variables):\n" + settings_help,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _global_options(parser)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="serve the site over HTTP (Granian)")
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--workers", type=int, default=None)
+    serve.add_argument("--threads", type=int, default=None, help="request threads per worker")
+    _global_options(serve)
+
+    db = commands.add_parser("db", help="database commands")
+    db_commands = db.add_subparsers(dest="db_command", required=True)
+    _global_options(db_commands.add_parser("upgrade", help="apply pending migrations"))
+
+    user = commands.add_parser("user", help="users")
+    user_commands = user.add_subparsers(dest="user_command", required=True)
+    create = user_commands.add_parser("create", help="create a user")
+    create.add_argument("login")
+    create.add_argument("email")
+    create.add_argument("--role", default=None)
+    create.add_argument("--user_pass", default=None)
+    create.add_argument("--display_name", default=None)
+    create.add_argument("--porcelain", action="store_true")
+    _global_options(create)
+
+    app_password = user_commands.add_parser("application-password", help="application passwords")
+    app_commands = app_password.add_subparsers(dest="app_command", required=True)
+    app_create = app_commands.add_parser("create", help="create an application password")
+    app_create.add_argument("user", help="user id, login or email")
+    app_create.add_argument("app_name")
+    app_create.add_argument("--app-id", "--app_id", dest="app_id", default="")
+    app_create.add_argument("--porcelain", action="store_true")
+    _global_options(app_create)
+
+    option = commands.add_parser("option", help="site options")
+    option_commands = option.add_subparsers(dest="option_command", required=True)
+    get = option_commands.add_parser("get", help="print an option")
+    get.add_argument("name")
+    get.add_argument("--format", choices=("plaintext", "json"), default="plaintext")
+    _global_options(get)
+    update = option_commands.add_parser("update", help="set an option")
+    update.add_argument("name")
+    update.add_argument("value")
+    update.add_argument("--format", choices=("plaintext", "json"), default="plaintext")
+    _global_options(update)
+    return parser
+
+
+def _settings(args: argparse.Namespace, **extra: Any) -> Settings:
+    overrides = {key: getattr(args, key, None) for key in ("data_dir", "database_url", "site_url")}
+    overrides.update(extra)
+    return load_settings(overrides)
+
+
+def _site(settings: Settings):
+    from .site import Site
+    from .store import db as store_db
+
+    site = Site(settings)
+    store_db.upgrade(site.engine)
+    return site
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    settings = _settings(args, host=args.host, port=args.port, workers=args.workers, threads=args.threads)
+    _site(settings).engine.dispose()  # migrate once before the workers start
+    # Workers build their app from the environment: hand them exactly these settings.
+    for setting in SETTINGS:
+        os.environ[setting.env] = str(getattr(settings, setting.name))
+    print(f"calpress serving {settings.site_url or f'http://{settings.host}:{settings.port}'} "
+          f"({settings.workers} worker{'s' if settings.workers != 1 else ''}, database {_redact(settings.database_url)})",
+          file=sys.stderr, flush=True)
+    server = Granian(
+        "calpress.app:wsgi_app",
+        address=settings.host,
+        port=settings.port,
+        interface=Interfaces.WSGI,
+        workers=settings.workers,
+        blocking_threads=settings.threads,
+        factory=True,
+        log_enabled=settings.log_level == "debug",
+        respawn_failed_workers=True,
+    )
+    server.serve()
+    return 0
+
+
+def _redact(url: str) -> str:
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        return f"{scheme}://{creds.split(':')[0]}:***@{host}" if ":" in creds else url
+    return url
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from .store import db as store_db
+
+    site = _site(_settings(args))
+    print(f"Success: Database is at revision {store_db.current_revision(site.engine)}.")
+    return 0
+
+
+def _generate_password(length: int = 24) -> str:
+    alphabet = string.ascii_letters + string.digits + "!@#$%^&*()"
+    return "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+def cmd_user_create(args: argparse.Namespace) -> int:
+    from .auth import users
+    from .auth.roles import ROLE_CAPS
+
+    site = _site(_settings(args))
+    role = args.role or str(site.get_option("default_role"))
+    if role not in ROLE_CAPS:
+        raise CliError(f"Role doesn't exist: {role}")
+    generated = args.user_pass is None
+    password = args.user_pass if not generated else _generate_password()
+    try:
+        with site.write() as conn:
+            user = users.create_user(
+                conn, login=args.login, email=args.email, password=password, roles=[role], display_name=args.display_name or ""
+            )
+    except users.UserError as err:
+        raise CliError(err.message) from None
+    if args.porcelain:
+        print(user.id)
+    else:
+        print(f"Success: Created user {user.id}.")
+        if generated:
+            print(f"Password: {password}")
+    return 0
+
+
+def cmd_app_password_create(args: argparse.Namespace) -> int:
+    from .auth import app_passwords, users
+
+    settings = _settings(args)
+    site = _site(settings)
+    with site.write() as conn:
+        user = users.find_user(conn, args.user)
+        if user is None:
+            raise CliError(f"Invalid user ID, email or login: '{args.user}'")
+        name = args.app_name.strip()
+        if not name:
+            raise CliError("An application name is required to create an application password.")
+        _, raw = app_passwords.create(conn, user.id, name, settings.secret_key, args.app_id or "")
+    if args.porcelain:
+        print(raw)
+    else:
+        print("Success: Created application password.")
+        print(f"Password: {raw}")
+    return 0
+
+
+def cmd_option_get(args: argparse.Namespace) -> int:
+    from .site import OPTION_DEFAULTS
+    from .store import options as store_options
+
+    site = _site(_settings(args))
+    with site.read() as conn:
+        missing = object()
+        value = store_options.get_option(conn, args.name, missing)
+    if value is missing:
+        if args.name not in OPTION_DEFAULTS:
+            raise CliError(f"Could not get '{args.name}' option. Does it exist?")
+        value = OPTION_DEFAULTS[args.name]
+    print(_format_value(value, args.format))
+    return 0
+
+
+def cmd_option_update(args: argparse.Namespace) -> int:
+    site = _site(_settings(args))
+    value: Any = args.value
+    if args.format == "json":
+        try:
+            value = orjson.loads(args.value)
+        except orjson.JSONDecodeError as err:
+            raise CliError(f"Invalid JSON: {err}") from None
+    with site.write() as conn:
+        site.update_option(conn, args.name, value)
+    print(f"Success: Updated '{args.name}' option.")
+    return 0
+
+
+def _format_value(value: Any, fmt: str) -> str:
+    if fmt == "json" or isinstance(value, (dict, list)):
+        return orjson.dumps(value).decode()
+    if value is True:
+        return "1"
+    if value is False or value is None:
+        return ""
+    return str(value)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {
+        ("serve",): cmd_serve,
+        ("db", "upgrade"): cmd_db_upgrade,
+        ("user", "create"): cmd_user_create,
+        ("user", "application-password", "create"): cmd_app_password_create,
+        ("option", "get"): cmd_option_get,
+        ("option", "update"): cmd_option_update,
+    }
+    key: tuple[str, ...] = (args.command,)
+    for attr in ("db_command", "user_command", "app_command", "option_command"):
+        value = getattr(args, attr, None)
+        if value:
+            key += (value,)
+    try:
+        return handlers[key](args)
+    except CliError as err:
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+    except ValueError as err:  # invalid settings
+        print(f"Error: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

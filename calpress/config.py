@@ -1,0 +1,125 @@
+"""Settings: one definition per setting (name, default, help), read from CALPRESS_* variables and flags.
+
+The data directory holds the SQLite file, the uploads folder and a secret key generated once on
+first start and kept there (never in the repository).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+ENVIRONMENT_TYPES = ("local", "development", "staging", "production")
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    env: str
+    default: Any
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("data_dir", "CALPRESS_DATA_DIR", "./data", "Folder for the SQLite file, uploads and the secret key."),
+    Setting("database_url", "CALPRESS_DATABASE_URL", "", "SQLAlchemy URL; empty means sqlite:///<data_dir>/calpress.sqlite3. PostgreSQL: postgresql://user@host/db."),
+    Setting("site_url", "CALPRESS_SITE_URL", "", "Public address of the site (scheme://host[:port]). Empty: taken from the siteurl option, else from each request's Host."),
+    Setting("uploads_dir", "CALPRESS_UPLOADS_DIR", "", "Folder for uploaded files; empty means <data_dir>/uploads."),
+    Setting("secret_key", "CALPRESS_SECRET_KEY", "", "Key for cookies, nonces and password hashes; empty means the one generated in <data_dir>/secret.key."),
+    Setting("environment", "CALPRESS_ENVIRONMENT", "", "local, development, staging or production. Empty: local when serving on a loopback address, else production."),
+    Setting("host", "CALPRESS_HOST", "127.0.0.1", "Address `calpress serve` listens on."),
+    Setting("port", "CALPRESS_PORT", 8080, "Port `calpress serve` listens on."),
+    Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
+    Setting("threads", "CALPRESS_THREADS", 8, "Request threads per worker (each may hold two database connections)."),
+    Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = Path("./data")
+    database_url: str = ""
+    site_url: str = ""
+    uploads_dir: Path = Path("./data/uploads")
+    secret_key: str = ""
+    environment: str = "production"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    workers: int = 1
+    threads: int = 8
+    log_level: str = "warning"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name in ("port", "workers", "threads"):
+        return int(value)
+    if name in ("data_dir", "uploads_dir"):
+        return Path(value)
+    return value
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("127.0.0.1", "localhost", "::1", "[::1]") or host.startswith("127.")
+
+
+def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
+    """Settings from defaults, then CALPRESS_* variables, then explicit overrides (flags).
+
+    Derived values are filled in here: the database URL, the uploads folder, the secret key
+    (generated once into the data directory) and the environment type.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for setting in SETTINGS:
+        raw = env.get(setting.env)
+        values[setting.name] = _coerce(setting.name, raw if raw not in (None, "") else setting.default)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = _coerce(key, value)
+
+    data_dir = Path(values["data_dir"]).expanduser().resolve()
+    values["data_dir"] = data_dir
+    if not values["database_url"]:
+        values["database_url"] = f"sqlite:///{data_dir / 'calpress.sqlite3'}"
+    uploads = values.get("uploads_dir")
+    values["uploads_dir"] = Path(uploads).expanduser().resolve() if uploads and str(uploads) not in ("", ".") else data_dir / "uploads"
+    if not values["environment"]:
+        values["environment"] = "local" if is_loopback(str(values["host"])) else "production"
+    if values["environment"] not in ENVIRONMENT_TYPES:
+        raise ValueError(f"CALPRESS_ENVIRONMENT must be one of {', '.join(ENVIRONMENT_TYPES)}")
+    if not values["secret_key"]:
+        values["secret_key"] = _stored_secret(data_dir)
+    values["site_url"] = str(values["site_url"]).rstrip("/")
+    known = {f.name for f in fields(Settings)}
+    return Settings(**{k: v for k, v in values.items() if k in known})
+
+
+def _stored_secret(data_dir: Path) -> str:
+    """The data directory's secret key, created on first use with owner-only permissions."""
+    path = data_dir / "secret.key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    # Write a private temp file, then link it into place: the link is atomic, so a second worker
+    # starting at the same moment either wins or reads the complete key of the first.
+    tmp = data_dir / f".secret.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        key = path.read_text().strip()
+    finally:
+        tmp.unlink()
+    return key

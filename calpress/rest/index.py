@@ -1,0 +1,64 @@
+"""The route index: route descriptions for ``GET /``, ``GET /{namespace}`` and OPTIONS answers.
+
+Built from the registry only, and cached per REST base URL (the index depends on nothing else).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .registry import Registry, Route
+from .schema import PUBLIC_ARG_KEYS
+from .server import rest_url
+
+_PUBLIC = frozenset(PUBLIC_ARG_KEYS)
+
+
+def public_arg(arg: dict[str, Any]) -> dict[str, Any]:
+    """An argument as the index shows it: the schema keywords in their declared order, then required."""
+    shown = {key: value for key, value in arg.items() if key in _PUBLIC}
+    shown["required"] = arg.get("required") is True
+    return shown
+
+
+def route_description(route: Route, base_url: str) -> dict[str, Any]:
+    """One entry of the index's ``routes`` (also the body of an OPTIONS answer)."""
+    endpoints: list[dict[str, Any]] = []
+    methods: list[str] = []
+    for endpoint in route.endpoints:
+        if not endpoint.show_in_index:
+            continue
+        methods.extend(endpoint.methods)
+        entry: dict[str, Any] = {"methods": list(endpoint.methods)}
+        if endpoint.allow_batch:
+            entry["allow_batch"] = {"v1": True}
+        args = {name: public_arg(arg) for name, arg in endpoint.args.items()}
+        entry["args"] = args if args else []
+        endpoints.append(entry)
+    data: dict[str, Any] = {"namespace": route.namespace, "methods": methods, "endpoints": endpoints}
+    if not route.has_params:
+        data["_links"] = {"self": [{"href": rest_url(base_url, route.pattern)}]}
+    return data
+
+
+class RouteIndex:
+    """Route descriptions per base URL, computed once per base and then shared."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._cache: dict[tuple[str, str | None], dict[str, Any]] = {}
+
+    def routes(self, base_url: str, namespace: str | None = None) -> dict[str, Any]:
+        key = (base_url, namespace)
+        cached = self._cache.get(key)
+        if cached is None:
+            selected = self.registry if namespace is None else self.registry.routes_of(namespace)
+            cached = {
+                route.pattern: route_description(route, base_url)
+                for route in selected
+                if route.show_in_index and any(e.show_in_index for e in route.endpoints)
+            }
+            if len(self._cache) > 64:  # bases come from Host headers: keep the cache bounded
+                self._cache.clear()
+            self._cache[key] = cached
+        return cached

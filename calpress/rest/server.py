@@ -1,0 +1,589 @@
+"""Dispatch: the reference's request pipeline, from an authenticated request to a serialised answer.
+
+Order (cms-api.md 1.1): authentication, OPTIONS short-circuit, route match, JSON body check,
+defaults, required arguments, validation, sanitisation, permission, handler; then the Allow
+header, links with target hints, embedding, ``_fields``, ``_envelope``/``_jsonp`` and headers.
+The engine knows nothing of posts or events; the app hands it an authenticator at start.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Protocol
+from urllib.parse import urlencode, urlsplit
+
+import orjson
+
+from . import schema as rest_schema
+from .errors import RestError
+from .registry import Endpoint, Registry, Route
+from .request import RestRequest, parse_query
+from .response import RestResponse, ensure_response
+
+log = logging.getLogger("calpress.rest")
+
+NO_ROUTE = ("rest_no_route", "No route was found matching the URL and request method.")
+NOCACHE_HEADERS = {
+    "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
+    "Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private",
+}
+_JSONP_NAME = re.compile(r"^[\w.]+$", re.ASCII)
+_EMBED_CONTEXTS = frozenset({"view", "embed", "edit"})
+
+
+class Authenticator(Protocol):
+    """What the app hands the engine: sets ``request.user`` or returns the auth error."""
+
+    def authenticate(self, request: RestRequest) -> RestError | None: ...
+
+    def response_headers(self, request: RestRequest) -> dict[str, str]: ...
+
+
+class Anonymous:
+    """The requester when nobody is logged in."""
+
+    id = 0
+    roles: tuple[str, ...] = ()
+
+    def can(self, capability: str, *args: Any) -> bool:
+        return False
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ANONYMOUS = Anonymous()
+
+
+class NoAuthentication:
+    def authenticate(self, request: RestRequest) -> RestError | None:
+        request.user = ANONYMOUS
+        return None
+
+    def response_headers(self, request: RestRequest) -> dict[str, str]:
+        return {}
+
+
+def error_response(error: RestError) -> RestResponse:
+    return RestResponse(error.to_dict(), error.status)
+
+
+class RestServer:
+    """Runs REST requests through the registry. One instance per app, shared by all requests."""
+
+    def __init__(self, registry: Registry, authenticator: Authenticator | None = None) -> None:
+        self.registry = registry
+        self.authenticator: Authenticator = authenticator or NoAuthentication()
+
+    # -- the whole HTTP-level pipeline ------------------------------------------------------------
+
+    def serve(self, request: RestRequest, *, http_method: str | None = None) -> tuple[int, list[tuple[str, str]], bytes]:
+        """Answer one HTTP request: returns status, header pairs and the body bytes."""
+        http_method = (http_method or request.method).upper()
+        query = request.query
+        jsonp = query.get("_jsonp")
+        if jsonp is not None and (not isinstance(jsonp, str) or not _JSONP_NAME.match(jsonp)):
+            body = orjson.dumps({"code": "rest_callback_invalid", "message": "Invalid JSONP callback function."})
+            return 400, self._base_headers(request), body
+
+        override_used = False
+        method_override = query.get("_method")
+        if isinstance(method_override, str) and method_override:
+            request.method = method_override.upper()
+            override_used = True
+        else:
+            header_override = request.headers.get("x_http_method_override")
+            if header_override:
+                request.method = header_override.upper()
+                override_used = True
+
+        auth_error = self._authenticate(request)
+        if auth_error is not None:
+            request.user = ANONYMOUS
+            response = error_response(auth_error)
+        else:
+            try:
+                response = self.respond(request)
+            except Exception:  # a defect below: answer in the error shape and log it
+                log.exception("unhandled error in %s %s", request.method, request.route)
+                response = error_response(
+                    RestError("internal_server_error", "There has been a critical error on this website.", status=500)
+                )
+        nocache = bool(request.user_id) or (auth_error is not None and auth_error.code == "rest_cookie_invalid_nonce")
+        nocache = nocache or (override_used and 400 <= response.status < 500)
+        if auth_error is None:
+            response.headers.update(self.authenticator.response_headers(request))
+        return self._finish(request, response, http_method, nocache=nocache)
+
+    def serve_error(self, request: RestRequest, error: RestError) -> tuple[int, list[tuple[str, str]], bytes]:
+        """Answer with ``error`` without running the request (used by the transport)."""
+        request.user = ANONYMOUS
+        return self._finish(request, error_response(error), request.method, nocache=False)
+
+    def _base_headers(self, request: RestRequest) -> list[tuple[str, str]]:
+        return [
+            ("Content-Type", "application/json; charset=UTF-8"),
+            ("X-Robots-Tag", "noindex"),
+            ("Link", f'<{rest_url(request.base_url, "/")}>; rel="https://api.w.org/"'),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Access-Control-Expose-Headers", "X-WP-Total, X-WP-TotalPages, Link"),
+            ("Access-Control-Allow-Headers", "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type"),
+        ]
+
+    def _finish(
+        self, request: RestRequest, response: RestResponse, http_method: str, *, nocache: bool
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
+        headers = self._base_headers(request)
+        query = request.query
+        extra: dict[str, str] = dict(response.headers)
+        if nocache:
+            extra.update(NOCACHE_HEADERS)
+            extra.pop("Last-Modified", None)
+        origin = request.headers.get("origin")
+        if origin:
+            extra["Access-Control-Allow-Origin"] = "null" if origin == "null" else _sanitize_origin(origin)
+            extra["Access-Control-Allow-Methods"] = "OPTIONS, GET, POST, PUT, PATCH, DELETE"
+            extra["Access-Control-Allow-Credentials"] = "true"
+            extra["Vary"] = "Origin"
+        elif http_method == "GET" and not request.user_id:
+            extra["Vary"] = "Origin"
+
+        for name, value in extra.items():
+            if name == "Link":
+                headers.extend(("Link", part) for part in _split_links(value))
+            else:
+                headers.append((name, value))
+
+        data = response.data
+        status = response.status
+        if response.raw is not None:
+            headers[0] = ("Content-Type", response.content_type or "text/html; charset=UTF-8")
+            return status, headers, b"" if http_method == "HEAD" else response.raw
+
+        if "_envelope" in query:
+            data = {"body": data, "status": status, "headers": _envelope_headers(extra)}
+            status = 200
+
+        if http_method == "HEAD" or status == 204 or data is None:
+            return status, headers, b""
+
+        option = orjson.OPT_NON_STR_KEYS
+        if "_pretty" in query:
+            option |= orjson.OPT_INDENT_2
+        try:
+            body = orjson.dumps(data, option=option)
+        except (TypeError, orjson.JSONEncodeError) as err:
+            log.error("cannot encode the answer to %s: %s", request.route, err)
+            error = RestError("rest_encode_error", str(err), status=500)
+            return 500, headers, orjson.dumps(error.to_dict())
+        jsonp = query.get("_jsonp")
+        if jsonp is not None:
+            headers[0] = ("Content-Type", "application/javascript; charset=UTF-8")
+            body = b"/**/" + str(jsonp).encode() + b"(" + body + b")"
+        return status, headers, body
+
+    def _authenticate(self, request: RestRequest) -> RestError | None:
+        try:
+            return self.authenticator.authenticate(request)
+        except RestError as err:
+            return err
+
+    # -- dispatch and post-processing -------------------------------------------------------------
+
+    def respond(self, request: RestRequest) -> RestResponse:
+        """Dispatch an authenticated request, then apply Allow, links, ``_embed`` and ``_fields``."""
+        if request.method == "OPTIONS":
+            return self._options(request)
+        response = self.dispatch(request)
+        route = request.route_def
+        if route is not None:
+            allowed = self.allowed_methods(route, request)
+            if allowed:
+                response.headers.setdefault("Allow", ", ".join(allowed))
+        if response.raw is not None or response.data is None:
+            return response
+        if isinstance(response.data, (dict, list)) and not _is_error_body(response):
+            embed = request.query.get("_embed")
+            data = response.data
+            self._add_target_hints(data, request)
+            if embed is not None:
+                data = self._embed(data, request, _embed_rels(embed))
+            fields = request.query.get("_fields")
+            if fields is not None:
+                data = filter_fields(data, fields, keep_embedded=embed is not None)
+            response.data = data
+        return response
+
+    def dispatch(self, request: RestRequest) -> RestResponse:
+        """Match, check and run one request; errors come back as error responses."""
+        matched = self.registry.match(request.route)
+        if matched is None:
+            return error_response(RestError(*NO_ROUTE, status=404))
+        route, url_params = matched
+        endpoint = route.endpoint_for(request.method)
+        if endpoint is None:
+            return error_response(RestError(*NO_ROUTE, status=404))
+        request.route_def = route
+        request.endpoint = endpoint
+        request.url_params = url_params
+        try:
+            self.prepare_params(request, endpoint)
+            allowed = endpoint.permission(request) if endpoint.permission is not None else True
+            if isinstance(allowed, RestError):
+                raise allowed
+            if not allowed:
+                raise RestError(
+                    "rest_forbidden", "Sorry, you are not allowed to do that.", status=403 if request.user_id else 401
+                )
+            return ensure_response(endpoint.handler(request))
+        except RestError as err:
+            return error_response(err)
+
+    def prepare_params(self, request: RestRequest, endpoint: Endpoint) -> None:
+        """Install defaults, then check required, validate and sanitise every declared argument."""
+        json_error = request.json_error()
+        if json_error is not None:
+            raise json_error
+        args = endpoint.args
+        defaults = request.defaults
+        for name, arg in args.items():
+            if "default" in arg:
+                defaults[name] = arg["default"]
+        missing = [name for name, arg in args.items() if arg.get("required") is True and request.get_param(name) is None]
+        if missing:
+            raise RestError(
+                "rest_missing_callback_param",
+                f"Missing parameter(s): {', '.join(missing)}",
+                status=400,
+                params=missing,
+            )
+        params = request.params
+        invalid: dict[str, str] = {}
+        details: dict[str, Any] = {}
+        for name, arg in args.items():
+            value = params.get(name)
+            if value is None:
+                continue
+            validator = arg.get("validate")
+            if validator is not None:
+                verdict = validator(value, request, name)
+            elif "type" in arg:
+                verdict = rest_schema.validate_value(value, arg, name)
+                verdict = True if verdict is None else verdict
+            else:
+                continue
+            if verdict is False:
+                invalid[name] = "Invalid parameter."
+            elif isinstance(verdict, RestError):
+                invalid[name] = verdict.message
+                details[name] = {"code": verdict.code, "message": verdict.message, "data": verdict.data}
+        if invalid:
+            raise RestError(
+                "rest_invalid_param",
+                f"Invalid parameter(s): {', '.join(invalid)}",
+                status=400,
+                params=invalid,
+                details=details or [],
+            )
+        for name, arg in args.items():
+            value = params.get(name)
+            if value is None:
+                continue
+            sanitizer = arg.get("sanitize")
+            try:
+                if sanitizer is not None:
+                    result = sanitizer(value, request, name)
+                    if isinstance(result, RestError):
+                        raise result
+                    params[name] = result
+                elif "type" in arg:
+                    params[name] = rest_schema.sanitize_value(value, arg, name)
+            except RestError as err:
+                invalid[name] = err.message
+        if invalid:
+            raise RestError(
+                "rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", status=400, params=invalid
+            )
+
+    def allowed_methods(self, route: Route, request: RestRequest) -> list[str]:
+        """Methods of ``route`` whose permission check passes for this request (the Allow header)."""
+        allowed: list[str] = []
+        original = request.method
+        try:
+            for endpoint in route.endpoints:
+                if endpoint.permission is None:
+                    ok = True
+                else:
+                    request.method = endpoint.methods[0]
+                    try:
+                        ok = endpoint.permission(request) is True
+                    except Exception:  # a check that cannot run on this request does not allow
+                        ok = False
+                if ok:
+                    allowed.extend(m for m in endpoint.methods if m not in allowed)
+        finally:
+            request.method = original
+        return allowed
+
+    def _options(self, request: RestRequest) -> RestResponse:
+        matched = self.registry.match(request.route)
+        if matched is None:
+            return RestResponse([])
+        route, url_params = matched
+        request.route_def = route
+        request.url_params = url_params
+        from .index import route_description  # the index module imports this one
+
+        data = route_description(route, request.base_url)
+        item_schema = route.item_schema()
+        if item_schema is not None:
+            data["schema"] = item_schema
+        response = RestResponse(data)
+        allowed = self.allowed_methods(route, request)
+        if allowed:
+            response.headers["Allow"] = ", ".join(allowed)
+        return response
+
+    # -- internal requests (embeds, target hints, batch) -----------------------------------------
+
+    def request_from_url(self, href: str, parent: RestRequest, method: str = "GET") -> RestRequest | None:
+        """A sub-request for a link this server generated, run as the parent's user."""
+        base = parent.base_url
+        if "?rest_route=" not in base and (href.startswith(base + "/") or href == base):
+            parts = urlsplit(href[len(base) :])
+            route = parts.path or "/"
+            query = parse_query(parts.query)
+        else:
+            parts = urlsplit(href)
+            query = parse_query(parts.query)
+            if "rest_route" not in query:
+                return None
+            route = str(query.pop("rest_route"))
+        sub = RestRequest(method, route, query=query, base_url=base, remote_addr=parent.remote_addr)
+        sub.user = parent.user
+        sub.auth = parent.auth
+        sub.site = parent.site
+        sub.cache = parent.cache
+        return sub
+
+    def _add_target_hints(self, data: Any, request: RestRequest) -> None:
+        items = data if isinstance(data, list) else [data]
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            links = item.get("_links")
+            if not isinstance(links, dict):
+                continue
+            for link in links.get("self", ()):
+                if not isinstance(link, dict) or "targetHints" in link:
+                    continue
+                allow = self._link_allow(link.get("href", ""), request)
+                if allow is not None:
+                    link["targetHints"] = {"allow": allow}
+
+    def _link_allow(self, href: str, request: RestRequest) -> list[str] | None:
+        cache_key = ("allow", href)
+        if cache_key in request.cache:
+            return request.cache[cache_key]
+        allow: list[str] | None = None
+        sub = self.request_from_url(href, request)
+        if sub is not None:
+            matched = self.registry.match(sub.route)
+            if matched is not None:
+                route, url_params = matched
+                sub.url_params = url_params
+                sub.route_def = route
+                allow = self.allowed_methods(route, sub)
+        request.cache[cache_key] = allow
+        return allow
+
+    def _embed(self, data: Any, request: RestRequest, rels: set[str] | None) -> Any:
+        if isinstance(data, list):
+            return [self._embed(item, request, rels) if isinstance(item, dict) else item for item in data]
+        links = data.get("_links")
+        if not isinstance(links, dict):
+            return data
+        embedded: dict[str, list[Any]] = {}
+        for rel, entries in links.items():
+            if rels is not None and rel not in rels:
+                continue
+            results: list[Any] = []
+            any_embedded = False
+            for link in entries:
+                if not isinstance(link, dict) or not link.get("embeddable"):
+                    results.append({})
+                    continue
+                result = self._embedded_response(link["href"], request)
+                if result is None:
+                    results.append({})
+                    continue
+                results.append(result)
+                any_embedded = True
+            if any_embedded:
+                embedded[rel] = results
+        if embedded:
+            data = {**data, "_embedded": embedded}
+        return data
+
+    def _embedded_response(self, href: str, request: RestRequest) -> Any:
+        cache_key = ("embed", href)
+        if cache_key in request.cache:
+            return request.cache[cache_key]
+        sub = self.request_from_url(href, request)
+        result: Any = None
+        if sub is not None:
+            if sub.query.get("context") not in _EMBED_CONTEXTS:
+                sub.query["context"] = "embed"
+            matched = self.registry.match(sub.route)
+            if matched is not None and "per_page" not in sub.query:
+                endpoint = matched[0].endpoint_for("GET")
+                per_page = endpoint.args.get("per_page") if endpoint else None
+                if per_page and "maximum" in per_page:
+                    sub.query["per_page"] = per_page["maximum"]
+            response = self.dispatch(sub)
+            result = response.data
+            if isinstance(result, (dict, list)) and not _is_error_body(response):
+                self._add_target_hints(result, sub)
+        request.cache[cache_key] = result
+        return result
+
+
+def _is_error_body(response: RestResponse) -> bool:
+    return response.status >= 400 and isinstance(response.data, dict) and "code" in response.data
+
+
+def _embed_rels(value: Any) -> set[str] | None:
+    """``_embed`` with no value, 1 or true embeds everything; otherwise a list of relations."""
+    if value in ("", "1", "true", True, 1):
+        return None
+    if isinstance(value, list):
+        names = [str(v) for v in value]
+    else:
+        names = str(value).split(",")
+    rels = {name.strip() for name in names if name.strip()}
+    return rels or None
+
+
+def filter_fields(data: Any, fields: Any, *, keep_embedded: bool = False) -> Any:
+    """Keep only the requested (possibly dotted) fields of an item or of each item of a list."""
+    names = fields if isinstance(fields, list) else str(fields).split(",")
+    wanted = [str(name).strip() for name in names if str(name).strip()]
+    if not wanted:
+        return data
+    if keep_embedded and "_embedded" not in wanted:
+        wanted.append("_embedded")
+    tree: dict[str, Any] = {}
+    for name in wanted:
+        node = tree
+        parts = name.split(".")
+        for index, part in enumerate(parts):
+            if node.get(part) is True:
+                break  # the whole subtree is already wanted
+            if index == len(parts) - 1:
+                node[part] = True
+            else:
+                node = node.setdefault(part, {})
+    return _apply_field_tree(data, tree)
+
+
+def _apply_field_tree(data: Any, tree: dict[str, Any]) -> Any:
+    if isinstance(data, list):
+        return [_apply_field_tree(item, tree) for item in data]
+    if not isinstance(data, dict):
+        return data
+    kept: dict[str, Any] = {}
+    for key, sub in tree.items():
+        if key not in data:
+            continue
+        kept[key] = data[key] if sub is True else _apply_field_tree(data[key], sub)
+    return kept
+
+
+def _envelope_headers(headers: dict[str, str]) -> Any:
+    return dict(headers) if headers else []
+
+
+def _split_links(value: str) -> list[str]:
+    return [part.strip() for part in re.split(r",\s*(?=<)", value) if part.strip()]
+
+
+def _sanitize_origin(origin: str) -> str:
+    """Echo an Origin the way the reference does after esc_url_raw (unsafe schemes dropped)."""
+    parts = urlsplit(origin)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return ""
+    return origin.strip()
+
+
+def pagination_headers(request: RestRequest, total: int, per_page: int, page: int) -> dict[str, str]:
+    """X-WP-Total, X-WP-TotalPages and Link rel=prev/next for a collection page.
+
+    The prev/next URLs are the collection URL with the request's query and ``page`` replaced;
+    clients read X-WP-TotalPages even on page 1, so it is always sent.
+    """
+    total_pages = -(-total // per_page) if per_page > 0 else 0
+    headers = {"X-WP-Total": str(total), "X-WP-TotalPages": str(total_pages)}
+    links: list[str] = []
+    if page > 1:
+        prev_page = min(page - 1, total_pages) if total_pages else 1
+        links.append(f'<{page_url(request, prev_page)}>; rel="prev"')
+    if page < total_pages:
+        links.append(f'<{page_url(request, page + 1)}>; rel="next"')
+    if links:
+        headers["Link"] = ", ".join(links)
+    return headers
+
+
+def page_url(request: RestRequest, page: int) -> str:
+    """The collection URL of ``request`` with ``page`` set (other query args kept, as sent)."""
+    pairs = [(k, v) for k, v in _flatten_query(request.query) if k != "page"]
+    pairs.append(("page", str(page)))
+    return rest_url(request.base_url, request.route, pairs)
+
+
+def rest_url(base_url: str, route: str, query: list[tuple[str, str]] | dict[str, Any] | None = None) -> str:
+    """A URL for ``route`` under the request's base (handles the ``?rest_route=`` form)."""
+    pairs = list(query.items()) if isinstance(query, dict) else list(query or [])
+    if "?rest_route=" in base_url:
+        url = base_url + route
+        return url + ("&" + urlencode(pairs) if pairs else "")
+    url = base_url + route
+    return url + ("?" + urlencode(pairs) if pairs else "")
+
+
+def _flatten_query(query: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for key, value in query.items():
+        name = f"{prefix}[{key}]" if prefix else str(key)
+        if isinstance(value, dict):
+            pairs.extend(_flatten_query(value, name))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, (dict, list)):
+                    pairs.extend(_flatten_query({str(index): item}, name))
+                else:
+                    pairs.append((f"{name}[{index}]", _query_scalar(item)))
+        else:
+            pairs.append((name, _query_scalar(value)))
+    return pairs
+
+
+def _query_scalar(value: Any) -> str:
+    if value is True:
+        return "1"
+    if value is False or value is None:
+        return ""
+    return str(value)
+
+
+__all__ = [
+    "ANONYMOUS",
+    "Authenticator",
+    "RestServer",
+    "error_response",
+    "filter_fields",
+    "page_url",
+    "pagination_headers",
+    "rest_url",
+]

@@ -1,0 +1,273 @@
+"""Engines, connections and transactions for SQLite and PostgreSQL, and the schema migrations.
+
+Usage::
+
+    engine = create_engine("sqlite:///data/calpress.sqlite3")  # or postgresql://user@host/db
+    upgrade(engine)  # safe at every start, from several processes at once
+    with read_connection(engine) as conn:
+        rows = conn.execute(select(posts)).all()
+    with write_transaction(engine) as conn:  # committed on success, rolled back on error
+        conn.execute(insert(posts).values(...))
+
+Reads run in one connection, writes in one transaction. On SQLite, pysqlite's own transaction
+handling is switched off and this module emits ``BEGIN`` itself (SQLAlchemy's documented recipe,
+"Enabling Non-Legacy SQLite Transactional Modes"): reads get a plain deferred ``BEGIN`` and a
+consistent snapshot, write transactions ``BEGIN IMMEDIATE``, so a writer takes the write lock
+up front (waiting up to the busy timeout) instead of starting as a reader and failing with
+"database is locked" when it tries to upgrade. Write only inside ``write_transaction``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+
+MIGRATIONS = "calpress.store:migrations"
+SQLITE_BUSY_TIMEOUT_MS = 5000
+# Migrations may take a while on a big database; processes starting meanwhile wait this long.
+MIGRATION_BUSY_TIMEOUT_MS = 120_000
+DEFAULT_POOL_SIZE = 5
+
+# Connection execution option that makes the SQLite begin hook emit BEGIN IMMEDIATE.
+_WRITE_OPTION = "calpress_write"
+
+_POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+_SQLITE_SCHEMES = ("sqlite", "sqlite+pysqlite")
+
+
+def normalize_url(url: str) -> str:
+    """The SQLAlchemy URL for a configured database URL.
+
+    ``postgres://`` and ``postgresql://`` get the psycopg 3 driver (``postgresql+psycopg://``);
+    URLs naming a driver (``postgresql+psycopg://``) and SQLite URLs pass unchanged.
+    Raises ValueError for anything else.
+    """
+    url = url.strip()
+    for prefix in _POSTGRES_PREFIXES:
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme.startswith("postgresql+") or scheme in _SQLITE_SCHEMES:
+        return url
+    raise ValueError(f"unsupported database URL {url.split('@')[-1]!r}: use sqlite:///path or postgresql://...")
+
+
+def is_sqlite(engine: sa.Engine | sa.Connection) -> bool:
+    """Whether the engine (or connection) talks to SQLite."""
+    return engine.dialect.name == "sqlite"
+
+
+def is_postgresql(engine: sa.Engine | sa.Connection) -> bool:
+    """Whether the engine (or connection) talks to PostgreSQL."""
+    return engine.dialect.name == "postgresql"
+
+
+def _json_dumps(value: Any) -> str:
+    # orjson is several times faster than json for the meta columns read on every listing.
+    # NON_STR_KEYS keeps json.dumps' behaviour for int keys ({1: "a"} -> {"1": "a"}).
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def _json_loads(value: Any) -> Any:
+    # SQLite gives a column declared JSON numeric affinity, so a stored top-level number comes
+    # back as a number rather than JSON text (and 1.0 as 1); SQLAlchemy's own SQLite JSON type
+    # handles this the same way.
+    if isinstance(value, (int, float)):
+        return value
+    return orjson.loads(value)
+
+
+def create_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
+    """An engine for ``url`` (see ``normalize_url``), set up for calpress.
+
+    SQLite: WAL journal, ``foreign_keys=ON``, a 5 s busy timeout and ``synchronous=NORMAL`` on
+    every new connection; the parent folder of the file is created when missing. PostgreSQL:
+    psycopg 3 with a pool of ``pool_size`` connections (default 5, plus 10 overflow) and no
+    pre-ping on checkout.
+    """
+    url = normalize_url(url)
+    parsed = sa.make_url(url)
+    json_args: dict[str, Any] = {"json_serializer": _json_dumps, "json_deserializer": _json_loads}
+    if parsed.get_backend_name() == "sqlite":
+        return _create_sqlite_engine(parsed, pool_size, json_args)
+    connect_args: dict[str, Any] = {}
+    if "application_name" not in parsed.query:
+        connect_args["application_name"] = "calpress"
+    return sa.create_engine(
+        parsed,
+        pool_size=pool_size or DEFAULT_POOL_SIZE,
+        max_overflow=10,
+        pool_pre_ping=False,
+        # LIFO keeps the busy few connections warm and lets the rest idle out server-side.
+        pool_use_lifo=True,
+        connect_args=connect_args,
+        **json_args,
+    )
+
+
+def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict[str, Any]) -> sa.Engine:
+    database = parsed.database or ""
+    in_memory = database in ("", ":memory:") or parsed.query.get("mode") == "memory"
+    kwargs: dict[str, Any] = dict(json_args)
+    if in_memory:
+        # One shared connection, or every checkout would see a different empty database.
+        kwargs.update(poolclass=sa.StaticPool, connect_args={"check_same_thread": False})
+    else:
+        if not database.startswith("file:"):
+            os.makedirs(os.path.dirname(os.path.abspath(database)), exist_ok=True)
+        if pool_size:
+            kwargs["pool_size"] = pool_size
+    engine = sa.create_engine(parsed, **kwargs)
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take BEGIN/COMMIT away from pysqlite; _on_begin emits BEGIN (pysqlite still sends
+        # COMMIT and ROLLBACK correctly when a transaction is open).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            # busy_timeout first, so that switching a new file to WAL waits for other processes.
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            if not in_memory and cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: sa.Connection) -> None:
+        options = conn.get_execution_options()
+        if options.get("isolation_level") == "AUTOCOMMIT":
+            return
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get(_WRITE_OPTION) else "BEGIN")
+
+    return engine
+
+
+@contextlib.contextmanager
+def read_connection(engine: sa.Engine) -> Iterator[sa.Connection]:
+    """A connection for reads; its transaction is rolled back when the block ends.
+
+    On SQLite the first statement opens a deferred transaction, so every read in the block sees
+    one snapshot. Do not write here: use ``write_transaction``.
+    """
+    with engine.connect() as conn:
+        yield conn
+
+
+@contextlib.contextmanager
+def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
+    """A connection inside one write transaction: committed when the block ends, rolled back
+    if it raises. On SQLite the transaction starts with ``BEGIN IMMEDIATE``: it waits (up to the
+    busy timeout) for other writers before running anything, so concurrent writers queue
+    instead of failing."""
+    with engine.connect() as conn:
+        if is_sqlite(engine):
+            conn.execution_options(**{_WRITE_OPTION: True})
+        with conn.begin():
+            yield conn
+
+
+# -- migrations -----------------------------------------------------------------------------------
+
+
+def _alembic_config(script_location: str | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", script_location or MIGRATIONS)
+    config.set_main_option("path_separator", "os")
+    return config
+
+
+@functools.lru_cache(maxsize=8)
+def _script_directory(script_location: str | None = None) -> ScriptDirectory:
+    return ScriptDirectory.from_config(_alembic_config(script_location))
+
+
+def head_revision(*, script_location: str | None = None) -> str:
+    """The newest migration's revision id. ``script_location`` is for tests and tools that
+    carry migrations of their own; it defaults to calpress's."""
+    head = _script_directory(script_location).get_current_head()
+    if head is None:
+        raise RuntimeError("no migrations found")
+    return head
+
+
+def current_revision(engine: sa.Engine) -> str | None:
+    """The revision the database is at, or None when it was never migrated."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def _lock_key(conn: sa.Connection) -> int:
+    """A 64-bit advisory lock key for migrating the current schema of this database.
+
+    Advisory locks are per database already; keying by schema lets separate schemas (one per
+    test, one per tenant) migrate in parallel."""
+    schema = conn.exec_driver_sql("SELECT current_schema()").scalar() or ""
+    digest = hashlib.blake2b(f"calpress-migrate:{schema}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def upgrade(engine: sa.Engine, *, script_location: str | None = None) -> None:
+    """Migrate the database to the newest revision; does nothing when it is there already.
+
+    Safe to call at every start and from several processes at once: on PostgreSQL the
+    migration runs in one transaction holding an advisory lock; on SQLite in one
+    ``BEGIN IMMEDIATE`` transaction (the database's own write lock), with foreign keys off as
+    SQLite's documented procedure for schema changes asks (otherwise a migration that rebuilds a
+    table would cascade deletes into its children), and checked with ``foreign_key_check``
+    before commit. Raises RuntimeError when the database is at a revision this code does not
+    know (newer code migrated it).
+    """
+    script = _script_directory(script_location)
+    current = current_revision(engine)
+    if current == script.get_current_head():
+        return
+    if current is not None:
+        try:
+            script.get_revision(current)
+        except CommandError as error:
+            raise RuntimeError(
+                f"the database is at revision {current!r}, which this version of calpress does not know"
+            ) from error
+    sqlite = is_sqlite(engine)
+    with engine.connect() as conn:
+        raw = conn.connection.dbapi_connection if sqlite else None
+        if raw is not None:
+            # Outside any transaction: foreign_keys cannot change inside one.
+            raw.execute("PRAGMA foreign_keys = OFF")
+            raw.execute(f"PRAGMA busy_timeout = {MIGRATION_BUSY_TIMEOUT_MS}")
+            conn.execution_options(**{_WRITE_OPTION: True})
+        try:
+            with conn.begin():
+                if is_postgresql(conn):
+                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _lock_key(conn)})
+                config = _alembic_config(script_location)
+                config.attributes["connection"] = conn
+                # Re-reads the version under the lock: a process that waited finds the work done.
+                command.upgrade(config, "head")
+                if raw is not None:
+                    broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
+                    if broken:
+                        raise RuntimeError(f"migration left rows that violate foreign keys: {broken[:5]}")
+        finally:
+            if raw is not None:
+                try:
+                    raw.execute("PRAGMA foreign_keys = ON")
+                    raw.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+                except Exception:
+                    conn.invalidate()
+                    raise

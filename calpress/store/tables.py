@@ -1,0 +1,153 @@
+"""The database schema as SQLAlchemy Core tables: one ``metadata`` shared by queries and migrations.
+
+Every content item (posts, pages, events, venues, attachments, revisions ...) is a row of
+``posts``, so ids never collide across types. Hot, queried attributes are typed columns; rarely
+filtered ones go in the JSON ``meta`` column. Datetimes are naive: ``*_utc`` columns hold UTC,
+``*_local`` columns the site's wall time that produced them.
+
+The migrations in ``migrations/versions`` are written by hand and must create exactly these
+tables; ``tests/store/test_store.py`` compares the migrated database with this metadata.
+Constraint and index names come from ``NAMING_CONVENTION`` so that migrations can refer to them.
+On SQLite the id columns use AUTOINCREMENT, so ids of deleted rows are never handed out again (as
+with MySQL's AUTO_INCREMENT in the reference and PostgreSQL's sequences).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+
+# Stable, predictable names for every constraint and index (Alembic needs names to drop or
+# alter them later, and SQLite/PostgreSQL would otherwise invent different ones).
+NAMING_CONVENTION: dict[str, str] = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# JSON on SQLite (stored as text), JSONB on PostgreSQL (indexable, compact). Note that JSONB
+# does not keep the key order of objects; values compare equal after a round trip.
+JSONType = sa.JSON().with_variant(JSONB(), "postgresql")
+
+metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
+
+EMPTY = sa.text("''")
+EMPTY_OBJECT = sa.text("'{}'")
+EMPTY_LIST = sa.text("'[]'")
+ZERO = sa.text("0")
+
+
+users = sa.Table(
+    "users",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("login", sa.String(60), nullable=False, unique=True),
+    sa.Column("email", sa.String(100), nullable=False, unique=True),
+    # argon2 encoded hash ("$argon2id$v=19$..."); empty means no login password.
+    sa.Column("password_hash", sa.String(255), nullable=False, default="", server_default=EMPTY),
+    sa.Column("display_name", sa.String(250), nullable=False, default="", server_default=EMPTY),
+    # The user's slug (the reference's user_nicename).
+    sa.Column("nicename", sa.String(50), nullable=False, unique=True),
+    sa.Column("first_name", sa.String(250), nullable=False, default="", server_default=EMPTY),
+    sa.Column("last_name", sa.String(250), nullable=False, default="", server_default=EMPTY),
+    sa.Column("nickname", sa.String(250), nullable=False, default="", server_default=EMPTY),
+    sa.Column("url", sa.String(100), nullable=False, default="", server_default=EMPTY),
+    sa.Column("description", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("locale", sa.String(20), nullable=False, default="", server_default=EMPTY),
+    # Role names, e.g. ["editor"]; capabilities come from roles plus extra_caps.
+    sa.Column("roles", JSONType, nullable=False, default=list, server_default=EMPTY_LIST),
+    # Per-user grants and denials: {"capability": true/false}.
+    sa.Column("extra_caps", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
+    sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
+    sa.Column("registered_utc", sa.DateTime(), nullable=False),
+    sqlite_autoincrement=True,
+)
+
+application_passwords = sa.Table(
+    "application_passwords",
+    metadata,
+    sa.Column("uuid", sa.String(36), primary_key=True),
+    sa.Column(
+        "user_id",
+        sa.Integer,
+        sa.ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+        index=True,
+    ),
+    sa.Column("app_id", sa.String(36), nullable=False, default="", server_default=EMPTY),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("password_hash", sa.String(255), nullable=False),
+    sa.Column("created_utc", sa.DateTime(), nullable=False),
+    sa.Column("last_used_utc", sa.DateTime(), nullable=True),
+    sa.Column("last_ip", sa.String(45), nullable=True),
+)
+
+options = sa.Table(
+    "options",
+    metadata,
+    # 191: the longest key a utf8mb4 index takes in the reference's MySQL schema.
+    sa.Column("name", sa.String(191), primary_key=True),
+    # Any JSON value; Python None is stored as JSON null, not SQL NULL.
+    sa.Column("value", JSONType, nullable=False),
+    sa.Column("autoload", sa.Boolean, nullable=False, default=True, server_default=sa.true()),
+)
+
+posts = sa.Table(
+    "posts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("type", sa.String(20), nullable=False),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("author", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+    # 0 means no parent; no foreign key, as revisions and attachments may outlive their parent.
+    sa.Column("parent", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("menu_order", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("slug", sa.String(200), nullable=False, default="", server_default=EMPTY),
+    sa.Column("title", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("content", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("excerpt", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("password", sa.String(255), nullable=False, default="", server_default=EMPTY),
+    sa.Column("date_local", sa.DateTime(), nullable=False),
+    # NULL for a draft whose date floats (the reference's zero post_date_gmt).
+    sa.Column("date_utc", sa.DateTime(), nullable=True),
+    sa.Column("modified_local", sa.DateTime(), nullable=False),
+    sa.Column("modified_utc", sa.DateTime(), nullable=False),
+    sa.Column("comment_status", sa.String(20), nullable=False, default="open", server_default=sa.text("'open'")),
+    sa.Column("ping_status", sa.String(20), nullable=False, default="open", server_default=sa.text("'open'")),
+    sa.Column("mime_type", sa.String(100), nullable=False, default="", server_default=EMPTY),
+    sa.Column("guid", sa.String(255), nullable=False, default="", server_default=EMPTY),
+    sa.Column("comment_count", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
+    sa.Index(None, "type", "status", "date_utc"),
+    sa.Index(None, "type", "slug"),
+    sa.Index(None, "parent", "type"),
+    sa.Index(None, "author"),
+    sqlite_autoincrement=True,
+)
+
+terms = sa.Table(
+    "terms",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("taxonomy", sa.String(32), nullable=False),
+    sa.Column("name", sa.String(200), nullable=False),
+    sa.Column("slug", sa.String(200), nullable=False),
+    sa.Column("description", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("parent", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("count", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
+    sa.UniqueConstraint("taxonomy", "slug"),
+    sa.Index(None, "taxonomy", "parent"),
+    sqlite_autoincrement=True,
+)
+
+term_links = sa.Table(
+    "term_links",
+    metadata,
+    sa.Column("object_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("term_id", sa.Integer, sa.ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Index(None, "term_id"),
+)

@@ -1,0 +1,193 @@
+"""App fixtures: a real calpress app over the per-test database, an in-process HTTP client, and
+users of every role with application passwords. Loaded from conftest as a pytest plugin."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import falcon.testing
+import pytest
+
+from calpress.app import Calpress
+from calpress.auth import app_passwords, users
+from calpress.config import load_settings
+
+ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
+
+
+@dataclass
+class Account:
+    id: int
+    login: str
+    email: str
+    role: str
+    password: str
+    app_password: str
+    app_password_uuid: str
+
+    @property
+    def basic(self) -> dict[str, str]:
+        token = base64.b64encode(f"{self.login}:{self.app_password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+
+
+@pytest.fixture()
+def settings(db_url, tmp_path):
+    return load_settings(
+        {
+            "data_dir": str(tmp_path / "data"),
+            "database_url": db_url,
+            "secret_key": secrets.token_hex(16),
+            "environment": "local",
+            "site_url": "http://example.test",
+        },
+        environ={},
+    )
+
+
+@pytest.fixture()
+def app(settings):
+    calpress = Calpress(settings)
+    yield calpress
+    calpress.site.engine.dispose()
+
+
+class RestClient:
+    """Falcon's test client with REST conveniences: ``client.get("/cms/v2/users/me", user=admin)``."""
+
+    def __init__(self, app: Calpress) -> None:
+        self.app = app
+        self.http = falcon.testing.TestClient(app.wsgi)
+
+    def request(self, method: str, path: str, *, user: Account | None = None, headers: dict[str, str] | None = None, **kwargs: Any):
+        all_headers = dict(headers or {})
+        if user is not None:
+            all_headers.update(user.basic)
+        return self.http.simulate_request(method, path, headers=all_headers, **kwargs)
+
+    def get(self, path: str, **kwargs: Any):
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any):
+        return self.request("POST", path, **kwargs)
+
+    def put(self, path: str, **kwargs: Any):
+        return self.request("PUT", path, **kwargs)
+
+    def patch(self, path: str, **kwargs: Any):
+        return self.request("PATCH", path, **kwargs)
+
+    def delete(self, path: str, **kwargs: Any):
+        return self.request("DELETE", path, **kwargs)
+
+
+@pytest.fixture()
+def client(app):
+    return RestClient(app)
+
+
+def create_account(app: Calpress, login: str, role: str, *, app_password: bool = True) -> Account:
+    password = "pw-" + secrets.token_hex(8)
+    with app.site.write() as conn:
+        user = users.create_user(conn, login=login, email=f"{login}@example.test", password=password, roles=[role])
+        raw, uuid = "", ""
+        if app_password:
+            record, raw = app_passwords.create(conn, user.id, f"{login} tests", app.settings.secret_key)
+            uuid = record.uuid
+    if app_password:
+        app.site.mark_app_passwords_in_use()
+    return Account(user.id, user.login, user.email, role, password, raw, uuid)
+
+
+@pytest.fixture()
+def make_account(app):
+    def make(login: str, role: str = "subscriber", **kwargs: Any) -> Account:
+        return create_account(app, login, role, **kwargs)
+
+    return make
+
+
+@pytest.fixture()
+def accounts(app) -> dict[str, Account]:
+    """One user per role, each with an application password; keys are the role names."""
+    return {role: create_account(app, role, role) for role in ROLES}
+
+
+@pytest.fixture()
+def admin(accounts) -> Account:
+    return accounts["administrator"]
+
+
+# -- a real server process ----------------------------------------------------------------------
+
+
+@dataclass
+class LiveServer:
+    url: str
+    env: dict[str, str]
+    process: Any
+
+    def cli(self, *args: str) -> str:
+        """Run ``python -m calpress`` against this server's settings; returns stdout."""
+        import subprocess
+        import sys
+
+        result = subprocess.run([sys.executable, "-m", "calpress", *args], env=self.env, capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            raise AssertionError(f"calpress {' '.join(args)} failed: {result.stderr}")
+        return result.stdout
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture()
+def live_server(db_url, tmp_path):
+    """``calpress serve`` as a real process on a free loopback port, over the test's database."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    port = _free_port()
+    env = {
+        **os.environ,
+        "CALPRESS_DATA_DIR": str(tmp_path / "live"),
+        "CALPRESS_DATABASE_URL": db_url,
+        "CALPRESS_HOST": "127.0.0.1",
+        "CALPRESS_PORT": str(port),
+        "CALPRESS_SITE_URL": "",
+        "CALPRESS_ENVIRONMENT": "local",
+    }
+    log = open(tmp_path / "server.log", "wb")
+    process = subprocess.Popen([sys.executable, "-m", "calpress", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(url + "/wp-json/", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            log.close()
+            raise AssertionError("calpress serve did not start:\n" + (tmp_path / "server.log").read_text())
+        time.sleep(0.1)
+    yield LiveServer(url, env, process)
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()

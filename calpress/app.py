@@ -108,7 +108,14 @@ class Calpress:
         raw = b""
         if length:
             raw = req.bounded_stream.read(min(length, MAX_BODY + 1))
-        headers = {name: value for name, value in req.headers.items()}
+        # The WSGI environ already holds the headers in the reference's canonical form
+        # (HTTP_X_WP_NONCE -> x_wp_nonce); reading it directly skips Falcon's header dict.
+        env = req.env
+        headers = {key[5:].lower(): value for key, value in env.items() if key.startswith("HTTP_")}
+        if env.get("CONTENT_TYPE"):
+            headers["content_type"] = env["CONTENT_TYPE"]
+        if env.get("CONTENT_LENGTH"):
+            headers["content_length"] = env["CONTENT_LENGTH"]
         request = RestRequest(
             req.method,
             route,

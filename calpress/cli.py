@@ -110,7 +110,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from granian.constants import Interfaces
 
     settings = _settings(args, host=args.host, port=args.port, workers=args.workers, threads=args.threads)
-    _site(settings).engine.dispose()  # migrate once before the workers start
+    site = _site(settings)  # migrate once before the workers start
+    with site.read() as conn:
+        from .auth.users import count_users
+
+        has_users = count_users(conn) > 0
+    site.engine.dispose()
+    if not has_users:
+        print("No users yet. Create an administrator with:\n"
+              "  calpress user create admin admin@example.org --role=administrator", file=sys.stderr)
     # Workers build their app from the environment: hand them exactly these settings.
     for setting in SETTINGS:
         os.environ[setting.env] = str(getattr(settings, setting.name))

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from .config import Settings
 from .store import db as store_db
 from .store import options as store_options
+from .store.fast import FastQuery
 from .store.tables import options as options_table
 
 # Site options and their defaults. `calpress option get/update` and cms/v2/settings use these.
@@ -104,6 +105,18 @@ class Site:
                 yield conn
             finally:
                 self._local.conn = outer
+
+    def query(self, fast_query: FastQuery, params: dict[str, Any] | None = None) -> list[Any]:
+        """Run a compiled hot-path query: on the connection this thread holds, else on a pooled
+        driver connection taken for just this statement (cheaper than a SQLAlchemy Connection)."""
+        current = getattr(self._local, "conn", None)
+        if current is not None:
+            return fast_query.rows(current, params)
+        pooled = self.engine.pool.connect()
+        try:
+            return fast_query.run(pooled.driver_connection, self.engine.dialect, params)
+        finally:
+            pooled.close()
 
     # -- options --------------------------------------------------------------------------------
 

@@ -12,27 +12,32 @@ Fixtures:
 
 The PostgreSQL leg targets ``postgresql://postgres@127.0.0.1:5432/test``; set
 ``CALPRESS_TEST_PG_URL`` to another URL, or to ``off`` to run SQLite only. Each leg can be
-selected with ``-m sqlite`` / ``-m postgresql``. At the end pytest prints how many tests ran on
-each leg, and a banner when the PostgreSQL leg was skipped.
+selected with ``-m sqlite`` / ``-m postgresql``; a test that only makes sense on one leg says
+``@pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)``. At the end pytest prints how
+many tests ran on each leg, and a banner when the PostgreSQL leg was skipped.
 
-How a fresh database is made, and what it costs per test (median, measured on the 2-core
-development machine with PostgreSQL 15 on loopback; script in the storage report):
+How a fresh database is made, and what it costs per test. Medians on the 2-core development
+machine, PostgreSQL 15 on loopback, with other test runs loading it (load average 4-6), so
+expect less on a quiet machine. Re-measure the chosen paths with
+``pytest tests/store -p no:xdist --durations=0 --durations-min=0 | grep setup``.
 
 - SQLite: the migrations run once per session (per xdist worker) into a template file, which is
-  checkpointed and copied into the test's ``tmp_path``: 0.3 ms per test (running the
-  migrations per test instead: 41 ms).
+  checkpointed and copied into the test's ``tmp_path``: 0.3 ms for the copy, 1.6 ms for the
+  whole ``db_url`` setup including ``tmp_path``. Running the migrations per test instead:
+  7-41 ms.
 - PostgreSQL: one schema per test in the target database, its URL carrying
   ``options=-csearch_path=<schema>``. Once per session the migrations are rendered as SQL
   (Alembic's offline ``--sql`` mode, so it is the migrations' own DDL, version row included);
-  each test replays that script into a new schema in one round trip: 38 ms, plus 21 ms for
-  ``DROP SCHEMA ... CASCADE`` at teardown. Measured alternatives: ``CREATE DATABASE ...
-  TEMPLATE`` 80 ms (``STRATEGY FILE_COPY`` 194 ms) plus 88 ms for ``DROP DATABASE`` and a cold
-  connection to a new database; ``metadata.create_all`` plus a version stamp in a fresh schema
-  84-104 ms; running ``upgrade()`` in a fresh schema 127 ms. Cloning a migrated template
-  schema table by table (``CREATE TABLE ... (LIKE ... INCLUDING ALL)``) was not pursued: it
-  shares the template's id sequences and drops foreign keys, so it is neither simpler nor
-  faithful. Should a migration ever need a live connection (offline mode fails), the fixture
-  falls back to running ``upgrade()`` per schema.
+  each test replays that script into a new schema in one round trip: 38-49 ms for the
+  statement, 72 ms for the whole ``db_url`` setup under load, plus 12-23 ms for
+  ``DROP SCHEMA ... CASCADE`` at teardown. The alternatives, measured the same way:
+  ``CREATE DATABASE ... TEMPLATE`` 45-80 ms (``STRATEGY FILE_COPY`` 185-194 ms) plus 88-150 ms
+  for ``DROP DATABASE``, a cold first connection, and CREATEDB rights; ``metadata.create_all``
+  plus a version stamp in a fresh schema 84-115 ms (and it would not test the migrations);
+  ``upgrade()`` in a fresh schema 127-158 ms. Cloning a migrated template schema table by table
+  (``CREATE TABLE ... (LIKE ... INCLUDING ALL)``) was not pursued: it shares the template's id
+  sequences and loses the foreign keys. Should a migration ever need a live connection (offline
+  mode fails), the fixture falls back to running ``upgrade()`` per schema.
 
 Schema names are ``cpt_<xdist worker>_<random token>_<n>``, so workers (``-n 2``) and parallel
 runs never collide. Each session holds an advisory lock on its token; a later session drops the
@@ -133,7 +138,8 @@ class _PostgresLeg:
         self.undropped: list[str] = []
         # Held for the whole session: tells other sessions this run's schemas are in use.
         self.admin.execute("SELECT pg_advisory_lock(%s)", (_lock_key(self.token),))
-        self.admin.execute("SET lock_timeout = '10s'")
+        # A finished test's schema is only ever locked by leftovers: do not wait long for them.
+        self.admin.execute("SET lock_timeout = '2s'")
         self._drop_abandoned()
         self.script = _migration_script()
 
@@ -178,10 +184,36 @@ class _PostgresLeg:
     def _drop(self, schema: str) -> None:
         self.admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
+    def _end_sessions_holding(self, schema: str) -> None:
+        """Terminate the sessions that still lock tables of a finished test's schema (a
+        connection left idle in a transaction), which would otherwise block its DROP."""
+        self.admin.execute(
+            """
+            SELECT pg_terminate_backend(pid) FROM (
+                SELECT DISTINCT l.pid FROM pg_locks l
+                JOIN pg_class c ON c.oid = l.relation
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = %s AND l.pid <> pg_backend_pid()
+            ) AS holders
+            """,
+            (schema,),
+        )
+
     def drop(self, schema: str) -> None:
-        """Drop a test's schema; if something still holds it (a server under test that has not
-        finished), try again at the end of the session."""
+        """Drop a test's schema. Sessions still holding its tables after the test are ended;
+        if it still cannot be dropped, it is tried again at the end of the session."""
+        import psycopg
+
         try:
+            self._drop(schema)
+            return
+        except psycopg.errors.LockNotAvailable:
+            pass
+        except Exception:
+            self.undropped.append(schema)
+            return
+        try:
+            self._end_sessions_holding(schema)
             self._drop(schema)
         except Exception:
             self.undropped.append(schema)

@@ -176,13 +176,14 @@ _USER_WITH_PASSWORD = {name: FastQuery(_user_with_password_statement(name)) for 
 
 
 def find_user_with_password(
-    conn: sa.Connection, field_name: str, value: str, given: str, secret_key: str
+    site: Any, field_name: str, value: str, given: str, secret_key: str
 ) -> tuple[Any, AppPassword | None]:
     """One query for Basic auth: the user whose ``field_name`` (login or email) is ``value``, and
     the application password of theirs matching ``given``. Returns (user row or None, record or None)."""
     raw = normalize_password(given)
     digest = hash_password(raw, secret_key) if len(raw) == PASSWORD_LENGTH else ""
-    row = _USER_WITH_PASSWORD[field_name].first(conn, {"digest": digest, "value": value.lower()})
+    found = site.query(_USER_WITH_PASSWORD[field_name], {"digest": digest, "value": value.lower()})
+    row = found[0] if found else None
     if row is None:
         return None, None
     record = None

@@ -104,10 +104,9 @@ class SiteAuthenticator:
         return (user, session) if session else (None, None)
 
     def _application_password(self, request: RestRequest, login: str, password: str) -> RestError | None:
-        with self.site.read() as conn:
-            row, record = app_passwords.find_user_with_password(conn, "login", login, password, self.secret)
-            if row is None and is_email(login):
-                row, record = app_passwords.find_user_with_password(conn, "email", login, password, self.secret)
+        row, record = app_passwords.find_user_with_password(self.site, "login", login, password, self.secret)
+        if row is None and is_email(login):
+            row, record = app_passwords.find_user_with_password(self.site, "email", login, password, self.secret)
         if row is None:
             if is_email(login):
                 return RestError(

@@ -175,6 +175,10 @@ def get_users(conn: sa.Connection, ids: list[int]) -> dict[int, User]:
     return {row.id: user_from_row(row) for row in rows}
 
 
+def count_users(conn: sa.Connection) -> int:
+    return conn.execute(sa.select(sa.func.count()).select_from(users_table)).scalar_one()
+
+
 def find_user(conn: sa.Connection, ident: str) -> User | None:
     """A user by id, login or email (what WP-CLI accepts for <user>)."""
     if ident.isdigit():

@@ -14,7 +14,13 @@ handling is switched off and this module emits ``BEGIN`` itself (SQLAlchemy's do
 "Enabling Non-Legacy SQLite Transactional Modes"): reads get a plain deferred ``BEGIN`` and a
 consistent snapshot, write transactions ``BEGIN IMMEDIATE``, so a writer takes the write lock
 up front (waiting up to the busy timeout) instead of starting as a reader and failing with
-"database is locked" when it tries to upgrade. Write only inside ``write_transaction``.
+"database is locked" when it tries to upgrade. Write only inside ``write_transaction``, and do
+not set ``isolation_level`` execution options on SQLite connections (SQLAlchemy's own
+isolation handling would hand BEGIN back to pysqlite).
+
+PostgreSQL runs at its default READ COMMITTED: a read-modify-write must lock what it read
+(``select(...).with_for_update()``, ``options.get_option(..., for_update=True)``) or be one
+atomic statement (``UPDATE ... SET n = n + 1``, an upsert), or concurrent workers lose updates.
 """
 
 from __future__ import annotations

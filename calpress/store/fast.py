@@ -48,11 +48,15 @@ class FastQuery:
 
     def rows(self, conn: sa.Connection, params: dict[str, Any] | None = None) -> list[Any]:
         """All rows, as named tuples with the statement's column keys."""
-        sql, positions, processors, row_type, defaults = self._compile(conn.dialect)
+        return self.run(conn.connection.driver_connection, conn.dialect, params)
+
+    def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None) -> list[Any]:
+        """All rows, on a driver (DBAPI) connection: for callers holding a pooled raw connection."""
+        sql, positions, processors, row_type, defaults = self._compile(dialect)
         bound: Any = {**defaults, **params} if params else defaults
         if positions is not None:
             bound = tuple(bound[name] for name in positions)
-        cursor = conn.connection.driver_connection.cursor()
+        cursor = driver_connection.cursor()
         try:
             cursor.execute(sql, bound)
             raw_rows = cursor.fetchall()

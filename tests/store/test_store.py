@@ -27,7 +27,10 @@ MIGRATIONS_DIR = ROOT / "calpress" / "store" / "migrations"
 TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links"}
 NOW = dt.datetime(2025, 1, 2, 3, 4, 5)
 
-sqlite_only = pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)
+
+def sqlite_only(test):  # type: ignore[no-untyped-def]
+    """Run a database test on the SQLite leg only (still selected by ``-m sqlite``)."""
+    return pytest.mark.sqlite(pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)(test))
 
 
 # -- helpers --------------------------------------------------------------------------------------

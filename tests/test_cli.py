@@ -1,0 +1,80 @@
+"""The command line in WP-CLI's forms, run in-process against the test's database."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from calpress.cli import main
+
+
+@pytest.fixture()
+def run(db_url, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CALPRESS_SECRET_KEY", "cli-test-secret")
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        code = main(["--data-dir", str(tmp_path / "data"), "--database-url", db_url, *args])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return invoke
+
+
+def test_user_create_porcelain_prints_only_the_id(run):
+    code, out, _ = run("user", "create", "alice", "alice@example.test", "--role=editor", "--user_pass=pw-123", "--porcelain")
+    assert code == 0 and re.fullmatch(r"\d+\n", out)
+    code, out, _ = run("user", "create", "bob", "bob@example.test", "--role=author", "--display_name=Bob B")
+    assert code == 0
+    lines = out.splitlines()
+    assert re.fullmatch(r"Success: Created user \d+\.", lines[0])
+    assert re.fullmatch(r"Password: \S{24}", lines[1])  # generated and shown once
+
+
+def test_user_create_errors(run):
+    run("user", "create", "alice", "alice@example.test", "--role=editor", "--porcelain")
+    code, _, err = run("user", "create", "alice", "other@example.test", "--role=editor")
+    assert code == 1 and err.startswith("Error: Sorry, that username already exists!")
+    code, _, err = run("user", "create", "carol", "carol@example.test", "--role=king")
+    assert code == 1 and "Role doesn't exist: king" in err
+
+
+def test_application_password_create(run, db_url, tmp_path):
+    _, user_id, _ = run("user", "create", "alice", "alice@example.test", "--role=editor", "--porcelain")
+    for ident in ("alice", user_id.strip(), "alice@example.test"):
+        code, out, _ = run("user", "application-password", "create", ident, "Importer", "--porcelain")
+        assert code == 0 and re.fullmatch(r"[A-Za-z0-9]{24}\n", out)
+    code, _, err = run("user", "application-password", "create", "nobody", "Importer", "--porcelain")
+    assert code == 1 and "Invalid user ID, email or login" in err
+    # The password really authenticates.
+    from appfixtures import RestClient
+
+    from calpress.app import Calpress
+    from calpress.config import load_settings
+
+    settings = load_settings({"data_dir": str(tmp_path / "data"), "database_url": db_url, "secret_key": "cli-test-secret", "environment": "local"}, environ={})
+    app = Calpress(settings)
+    try:
+        import base64
+
+        password = run("user", "application-password", "create", "alice", "Check", "--porcelain")[1].strip()
+        header = {"Authorization": "Basic " + base64.b64encode(f"alice:{password}".encode()).decode()}
+        assert RestClient(app).get("/cms/v2/users/me", headers=header).json["slug"] == "alice"
+    finally:
+        app.site.engine.dispose()
+
+
+def test_options(run):
+    assert run("option", "get", "blogname")[1] == "calpress\n"
+    code, out, _ = run("option", "update", "blogname", "Example Calendar")
+    assert code == 0 and out == "Success: Updated 'blogname' option.\n"
+    assert run("option", "get", "blogname")[1] == "Example Calendar\n"
+    run("option", "update", "gmt_offset", "-5")
+    assert run("option", "get", "gmt_offset")[1] == "-5\n"
+    code, _, err = run("option", "get", "no_such_option")
+    assert code == 1 and "Could not get 'no_such_option' option" in err
+
+
+def test_db_upgrade(run):
+    code, out, _ = run("db", "upgrade")
+    assert code == 0 and out.startswith("Success: Database is at revision ")

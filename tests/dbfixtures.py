@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import io
 import itertools
 import os
 import secrets
@@ -105,20 +104,12 @@ def _lock_key(token: str) -> int:
 
 
 def _migration_script() -> str | None:
-    """The migrations to head as one SQL script for PostgreSQL (Alembic offline mode), without
-    its BEGIN/COMMIT; None when some migration cannot run offline."""
-    from alembic import command
-
-    buffer = io.StringIO()
-    config = store_db._alembic_config()
-    config.output_buffer = buffer
-    config.set_main_option("sqlalchemy.url", "postgresql+psycopg://")
+    """The migrations to head as one SQL script for PostgreSQL; None when some migration cannot
+    be rendered offline."""
     try:
-        command.upgrade(config, "head", sql=True)
+        return store_db.upgrade_sql("postgresql")
     except Exception:
         return None
-    lines = [line for line in buffer.getvalue().splitlines() if line.strip() not in ("BEGIN;", "COMMIT;")]
-    return "\n".join(lines)
 
 
 class _PostgresLeg:

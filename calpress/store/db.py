@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import io
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -209,6 +210,20 @@ def head_revision(*, script_location: str | None = None) -> str:
     if head is None:
         raise RuntimeError("no migrations found")
     return head
+
+
+def upgrade_sql(backend: str = "postgresql", *, script_location: str | None = None) -> str:
+    """The SQL that ``upgrade`` runs on an empty database of ``backend`` (``"postgresql"`` or
+    ``"sqlite"``), rendered by Alembic's offline mode, without BEGIN/COMMIT: for review before a
+    deployment, and for test fixtures that replay it. Raises if a migration needs a live
+    connection."""
+    buffer = io.StringIO()
+    config = _alembic_config(script_location)
+    config.output_buffer = buffer
+    config.set_main_option("sqlalchemy.url", "postgresql+psycopg://" if backend == "postgresql" else f"{backend}://")
+    command.upgrade(config, "head", sql=True)
+    lines = [line for line in buffer.getvalue().splitlines() if line.strip() not in ("BEGIN;", "COMMIT;")]
+    return "\n".join(lines).strip() + "\n"
 
 
 def current_revision(engine: sa.Engine) -> str | None:

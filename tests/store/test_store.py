@@ -11,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_l
 NOW = dt.datetime(2025, 1, 2, 3, 4, 5)
 
 
-def sqlite_only(test):  # type: ignore[no-untyped-def]
+def sqlite_only(test: Callable[..., None]) -> Callable[..., None]:
     """Run a database test on the SQLite leg only (still selected by ``-m sqlite``)."""
     return pytest.mark.sqlite(pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)(test))
 
@@ -164,6 +165,14 @@ def test_migrated_schema_matches_tables_module(empty_db_url: str) -> None:
 def test_fixture_schema_matches_tables_module(engine: sa.Engine) -> None:
     """The fixture's fast path (template copy, replayed migration SQL) gives the same schema."""
     assert _schema_differences(engine) == []
+
+
+def test_upgrade_sql_renders_the_migrations() -> None:
+    for backend in ("postgresql", "sqlite"):
+        script = db.upgrade_sql(backend)
+        assert all(f"CREATE TABLE {name} (" in script for name in TABLES)
+        assert f"INSERT INTO alembic_version (version_num) VALUES ('{db.head_revision()}')" in script
+        assert "BEGIN;" not in script and "COMMIT;" not in script
 
 
 def test_upgrade_is_idempotent(engine: sa.Engine) -> None:

@@ -115,7 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from .auth.users import count_users
 
         has_users = count_users(conn) > 0
-    site.engine.dispose()
+    site.close()
     if not has_users:
         print("No users yet. Create an administrator with:\n"
               "  calpress user create admin admin@example.org --role=administrator", file=sys.stderr)

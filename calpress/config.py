@@ -33,7 +33,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host", "CALPRESS_HOST", "127.0.0.1", "Address `calpress serve` listens on."),
     Setting("port", "CALPRESS_PORT", 8080, "Port `calpress serve` listens on."),
     Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
-    Setting("threads", "CALPRESS_THREADS", 8, "Request threads per worker (each may hold two database connections)."),
+    Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
 )
 
@@ -49,7 +49,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = 1
-    threads: int = 8
+    threads: int = 2
     log_level: str = "warning"
     extra: dict[str, Any] = field(default_factory=dict)
 

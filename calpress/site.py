@@ -69,12 +69,14 @@ class Site:
 
     def __init__(self, settings: Settings, engine: sa.Engine | None = None) -> None:
         self.settings = settings
-        # Each request thread holds at most one read and one write connection at a time.
-        pool_size = max(5, 2 * settings.threads)
+        # Each request thread holds at most a read, a write and its hot-path query connection.
+        pool_size = max(5, 3 * settings.threads)
         self.engine = engine if engine is not None else store_db.create_engine(settings.database_url, pool_size=pool_size)
         self._app_passwords_in_use = False
         self._local = threading.local()
         self._options: tuple[float, dict[str, Any]] | None = None
+        self._fast_lock = threading.Lock()
+        self._fast_connections: list[Any] = []
 
     # -- database -------------------------------------------------------------------------------
 
@@ -107,16 +109,49 @@ class Site:
                 self._local.conn = outer
 
     def query(self, fast_query: FastQuery, params: dict[str, Any] | None = None) -> list[Any]:
-        """Run a compiled hot-path query: on the connection this thread holds, else on a pooled
-        driver connection taken for just this statement (cheaper than a SQLAlchemy Connection)."""
+        """Run a compiled hot-path query: on the connection this thread holds inside read() or
+        write(), else on a connection this thread keeps for such queries (autocommit, so it
+        never sits in an open transaction): no pool round trip per statement."""
         current = getattr(self._local, "conn", None)
         if current is not None:
             return fast_query.rows(current, params)
-        pooled = self.engine.pool.connect()
+        driver = getattr(self._local, "fast", None)
+        if driver is None:
+            driver = self._open_fast_connection()
         try:
-            return fast_query.run(pooled.driver_connection, self.engine.dialect, params)
-        finally:
-            pooled.close()
+            return fast_query.run(driver, self.engine.dialect, params)
+        except self.engine.dialect.loaded_dbapi.Error:
+            self._close_fast_connection()  # a broken connection (server restart): retry once
+            return fast_query.run(self._open_fast_connection(), self.engine.dialect, params)
+
+    def _open_fast_connection(self) -> Any:
+        pooled = self.engine.pool.connect()  # held by this thread for its lifetime
+        driver = pooled.driver_connection
+        if not store_db.is_sqlite(self.engine):
+            driver.autocommit = True
+        self._local.fast_pooled = pooled
+        self._local.fast = driver
+        with self._fast_lock:
+            self._fast_connections.append(pooled)
+        return driver
+
+    def _close_fast_connection(self) -> None:
+        pooled = getattr(self._local, "fast_pooled", None)
+        self._local.fast = None
+        self._local.fast_pooled = None
+        if pooled is not None:
+            with self._fast_lock:
+                if pooled in self._fast_connections:
+                    self._fast_connections.remove(pooled)
+            pooled.invalidate()
+
+    def close(self) -> None:
+        """Close every connection of this site (the threads' query connections and the pool)."""
+        with self._fast_lock:
+            held, self._fast_connections = self._fast_connections, []
+        for pooled in held:
+            pooled.invalidate()
+        self.engine.dispose()
 
     # -- options --------------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ def settings(db_url, tmp_path):
 def app(settings):
     calpress = Calpress(settings)
     yield calpress
-    calpress.site.engine.dispose()
+    calpress.site.close()
 
 
 class RestClient:

@@ -61,7 +61,7 @@ def test_application_password_create(run, db_url, tmp_path):
         header = {"Authorization": "Basic " + base64.b64encode(f"alice:{password}".encode()).decode()}
         assert RestClient(app).get("/cms/v2/users/me", headers=header).json["slug"] == "alice"
     finally:
-        app.site.engine.dispose()
+        app.site.close()
 
 
 def test_options(run):

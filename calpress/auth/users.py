@@ -8,6 +8,7 @@ its own grants. ``User.can`` understands the reference's meta capabilities (``ed
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -43,7 +44,7 @@ class User:
     registered_utc: dt.datetime | None = None
     password_hash: str = ""
 
-    @property
+    @functools.cached_property
     def allcaps(self) -> dict[str, bool]:
         return capabilities_for(tuple(self.roles), tuple(self.extra_caps.items()))
 

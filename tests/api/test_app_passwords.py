@@ -130,4 +130,4 @@ def test_unavailable_outside_https_and_local(tmp_path, db_url):
         routes = client.get(f"/cms/v2/users/{account.id}/application-passwords")
         assert routes.status_code == 501 and routes.json["code"] == "application_passwords_disabled"
     finally:
-        app.site.engine.dispose()
+        app.site.close()

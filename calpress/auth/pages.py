@@ -37,6 +37,9 @@ def render(resp: falcon.Response, template: str, status: int = 200, **context: A
     resp.content_type = "text/html; charset=UTF-8"
     resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
     resp.text = _templates.get_template(template).render(**context)
+    if context.get("rest_root"):
+        # API discovery on every HTML page, as the reference's rest_output_link_header.
+        resp.set_header("Link", f'<{context["rest_root"]}>; rel="https://api.w.org/"')
 
 
 def add_query_arg(url: str, args: dict[str, str]) -> str:
@@ -107,7 +110,6 @@ class Pages:
 
     def on_get_home(self, req: falcon.Request, resp: falcon.Response) -> None:
         context = self.context(req, "Home")
-        resp.append_header("Link", f'<{context["rest_root"]}>; rel="https://api.w.org/"')
         render(resp, "home.html", **context)
         resp.set_header("Cache-Control", "max-age=0")
 

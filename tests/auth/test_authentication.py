@@ -143,3 +143,10 @@ def test_nonce_lifetime(now_offset, expected):
     nonce = sessions.create_nonce("key", "wp_rest", 5, "tok", now=start)
     assert sessions.verify_nonce("key", nonce, "wp_rest", 5, "tok", now=start + now_offset) == expected
     assert sessions.verify_nonce("key", nonce, "wp_rest", 6, "tok", now=start) == 0
+
+
+def test_html_pages_advertise_the_api(client):
+    for path in ("/wp-login.php", "/"):
+        response = client.http.simulate_get(path, headers={"Accept": "text/html"})
+        assert response.status_code == 200
+        assert response.headers["link"] == '<http://example.test/wp-json/>; rel="https://api.w.org/"'

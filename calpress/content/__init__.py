@@ -1,0 +1,1 @@
+"""Content items: definitions of types and statuses, and rendering of their fields."""

@@ -30,7 +30,7 @@ class Api:
 
 def build_api(site: Site) -> Api:
     """The registry with every route of the service."""
-    from . import cms_app_passwords, cms_users, root
+    from . import cms_app_passwords, cms_terms, cms_users, root
 
     registry = Registry()
     api = Api(site=site, registry=registry, index=RouteIndex(registry))
@@ -39,4 +39,5 @@ def build_api(site: Site) -> Api:
         registry.namespace(name)
     cms_users.register(api)
     cms_app_passwords.register(api)
+    cms_terms.register(api)
     return api

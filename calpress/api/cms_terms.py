@@ -1,0 +1,615 @@
+"""``/cms/v2/taxonomies`` and the term routes of every REST taxonomy (cms-api.md 7.1, 7.2).
+
+One ``TermsController`` per taxonomy serves ``/cms/v2/<rest base>`` and
+``/cms/v2/<rest base>/<id>`` from the taxonomy's definition (``content/taxonomies.py``):
+categories, tags, pattern categories and event categories differ only in their definitions.
+Anyone may read; writing needs the taxonomy's capabilities, as in the reference: creating a term
+of a hierarchical taxonomy needs ``edit_terms``, of a flat one ``assign_terms`` (so contributors
+may add tags); editing and deleting need ``edit_term``/``delete_term`` on the term.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from ..auth.users import META_CAPS
+from ..content import taxonomies as tax_store
+from ..content.slugs import sanitize_title
+from ..content.taxonomies import Taxonomy, Term, TermQuery
+from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
+from ..rest.errors import RestError, forbidden
+from ..rest.formats import sanitize_text_field
+from ..rest.registry import Endpoint
+from ..rest.request import RestRequest
+from ..rest.response import RestResponse
+from ..rest.schema import endpoint_args_from_schema
+from ..rest.server import pagination_headers, rest_url
+from ..store.tables import posts as posts_table
+from . import Api
+
+try:  # the content type registry (content/types.py) knows each type's REST base and visibility
+    from ..content import types as content_types
+except ImportError:  # pragma: no cover - until it ships, the fallbacks below stand in
+    content_types = None
+
+CURIE = {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}
+ALL_CONTEXTS = ["view", "embed", "edit"]
+ORDERBY = ["id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"]
+
+# Without the content type registry: the types whose published items are public (blocks are
+# read only by editors), and the REST bases of their collections.
+_PUBLIC_TYPES = frozenset({"post", "page", "attachment", "cal_events", "cal_venue", "cal_organizer"})
+_TYPE_REST_BASES = {
+    "post": "posts",
+    "page": "pages",
+    "attachment": "media",
+    "wp_block": "blocks",
+    "cal_events": "cal_events",
+    "cal_venue": "cal_venue",
+    "cal_organizer": "cal_organizer",
+}
+
+
+def _curies() -> list[dict[str, Any]]:
+    return [dict(CURIE)]
+
+
+def _content_type(name: str) -> Any:
+    """The registered content type ``name``, when the content type registry is present."""
+    return content_types.TYPES.get(name) if content_types is not None else None
+
+
+def type_rest_base(name: str) -> str | None:
+    """The REST base of a content type's collection (``post`` -> ``posts``), or None."""
+    content_type = _content_type(name)
+    if content_type is not None:
+        return content_type.rest_base if getattr(content_type, "show_in_rest", True) else None
+    return _TYPE_REST_BASES.get(name)
+
+
+def _is_type_viewable(name: str) -> bool:
+    content_type = _content_type(name)
+    if content_type is not None:
+        return bool(getattr(content_type, "public", False))
+    return name in _PUBLIC_TYPES
+
+
+def _text(value: Any, request: RestRequest, name: str) -> str:
+    return sanitize_text_field(value)
+
+
+def _slug(value: Any, request: RestRequest, name: str) -> str:
+    return sanitize_title(str(value))
+
+
+def _meta_is_array(value: Any, request: RestRequest, name: str) -> bool:
+    # The reference's check_meta_is_array: any PHP array (a JSON object or list) passes.
+    return isinstance(value, (dict, list))
+
+
+def _args_from_schema(schema: dict[str, Any], method: str) -> dict[str, dict[str, Any]]:
+    """Endpoint args from an item schema with each property's ``arg_options`` merged in."""
+    plain = {
+        **schema,
+        "properties": {k: {x: y for x, y in v.items() if x != "arg_options"} for k, v in schema["properties"].items()},
+    }
+    args = endpoint_args_from_schema(plain, method)
+    for name, prop in schema["properties"].items():
+        if name in args and "arg_options" in prop:
+            args[name].update(prop["arg_options"])
+    return args
+
+
+def register(api: Api) -> None:
+    """The taxonomies routes, then the term routes of every REST taxonomy."""
+    _register_taxonomies(api)
+    for taxonomy in tax_store.rest_taxonomies():
+        TermsController(api, taxonomy).register()
+
+
+# -- /taxonomies ----------------------------------------------------------------------------------
+
+TAXONOMY_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "taxonomy",
+    "type": "object",
+    "properties": {
+        "capabilities": {"description": "All capabilities used by the taxonomy.", "type": "object", "context": ["edit"], "readonly": True},
+        "description": {"description": "A human-readable description of the taxonomy.", "type": "string", "context": ["view", "edit"], "readonly": True},
+        "hierarchical": {"description": "Whether or not the taxonomy should have children.", "type": "boolean", "context": ["view", "edit"], "readonly": True},
+        "labels": {"description": "Human-readable labels for the taxonomy for various contexts.", "type": "object", "context": ["edit"], "readonly": True},
+        "name": {"description": "The title for the taxonomy.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+        "slug": {"description": "An alphanumeric identifier for the taxonomy.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+        "show_cloud": {"description": "Whether or not the term cloud should be displayed.", "type": "boolean", "context": ["edit"], "readonly": True},
+        "types": {"description": "Types associated with the taxonomy.", "type": "array", "items": {"type": "string"}, "context": ["view", "edit"], "readonly": True},
+        "rest_base": {"description": "REST base route for the taxonomy.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+        "rest_namespace": {"description": "REST namespace route for the taxonomy.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+        "visibility": {
+            "description": "The visibility settings for the taxonomy.",
+            "type": "object",
+            "context": ["edit"],
+            "readonly": True,
+            "properties": {
+                "public": {"description": "Whether a taxonomy is intended for use publicly either via the admin interface or by front-end users.", "type": "boolean"},
+                "publicly_queryable": {"description": "Whether the taxonomy is publicly queryable.", "type": "boolean"},
+                "show_ui": {"description": "Whether to generate a default UI for managing this taxonomy.", "type": "boolean"},
+                "show_admin_column": {"description": "Whether to allow automatic creation of taxonomy columns on associated post-types table.", "type": "boolean"},
+                "show_in_nav_menus": {"description": "Whether to make the taxonomy available for selection in navigation menus.", "type": "boolean"},
+                "show_in_quick_edit": {"description": "Whether to show the taxonomy in the quick/bulk edit panel.", "type": "boolean"},
+            },
+        },
+    },
+}
+
+
+def _register_taxonomies(api: Api) -> None:
+    namespace = tax_store.REST_NAMESPACE
+
+    def candidates(request: RestRequest) -> list[Taxonomy]:
+        content_type = request.get_param("type")
+        if content_type:
+            return tax_store.taxonomies_for_type(str(content_type))
+        return list(tax_store.TAXONOMIES.values())
+
+    def can_assign(request: RestRequest, taxonomy: Taxonomy) -> bool:
+        return request.user.can(taxonomy.caps.assign_terms)
+
+    def prepare(request: RestRequest, taxonomy: Taxonomy) -> dict[str, Any]:
+        context = request.get_param("context") or "view"
+        shown = fields_for_context(TAXONOMY_SCHEMA, context)
+        values: dict[str, Any] = {
+            "name": lambda: taxonomy.label,
+            "slug": lambda: taxonomy.name,
+            "capabilities": lambda: taxonomy.caps.as_dict(),
+            "description": lambda: taxonomy.description,
+            "labels": lambda: dict(taxonomy.labels),
+            "types": lambda: list(taxonomy.object_types),
+            "show_cloud": lambda: taxonomy.show_tagcloud,
+            "hierarchical": lambda: taxonomy.hierarchical,
+            "rest_base": lambda: taxonomy.rest_base,
+            "rest_namespace": lambda: taxonomy.rest_namespace,
+            "visibility": lambda: {
+                "public": taxonomy.public,
+                "publicly_queryable": taxonomy.publicly_queryable,
+                "show_admin_column": taxonomy.show_admin_column,
+                "show_in_nav_menus": taxonomy.show_in_nav_menus,
+                "show_in_quick_edit": taxonomy.show_in_quick_edit,
+                "show_ui": taxonomy.show_ui,
+            },
+        }
+        data = {name: value() for name, value in values.items() if name in shown}
+        if wants_field(request, "_links"):
+            data["_links"] = {
+                "collection": [{"href": rest_url(request.base_url, f"/{namespace}/taxonomies")}],
+                "wp:items": [{"href": rest_url(request.base_url, taxonomy.collection_route)}],
+                "curies": _curies(),
+            }
+        return data
+
+    def list_permission(request: RestRequest) -> bool | RestError:
+        if request.get_param("context") == "edit":
+            if any(t.show_in_rest and can_assign(request, t) for t in candidates(request)):
+                return True
+            return forbidden("rest_cannot_view", "Sorry, you are not allowed to manage terms in this taxonomy.", request.user_id)
+        return True
+
+    def list_taxonomies(request: RestRequest) -> dict[str, Any]:
+        if request.method == "HEAD":
+            return {}
+        edit = request.get_param("context") == "edit"
+        return {
+            taxonomy.name: prepare(request, taxonomy)
+            for taxonomy in candidates(request)
+            if taxonomy.show_in_rest and not (edit and not can_assign(request, taxonomy))
+        }
+
+    def get_permission(request: RestRequest) -> bool | RestError:
+        taxonomy = tax_store.get_taxonomy(str(request.get_param("taxonomy")))
+        if taxonomy is not None:
+            if not taxonomy.show_in_rest:
+                return False
+            if request.get_param("context") == "edit" and not can_assign(request, taxonomy):
+                return forbidden("rest_forbidden_context", "Sorry, you are not allowed to manage terms in this taxonomy.", request.user_id)
+        return True
+
+    def get_taxonomy(request: RestRequest) -> dict[str, Any]:
+        taxonomy = tax_store.get_taxonomy(str(request.get_param("taxonomy")))
+        if taxonomy is None:
+            raise RestError("rest_taxonomy_invalid", "Invalid taxonomy.", status=404)
+        return prepare(request, taxonomy)
+
+    ns = api.registry.namespace(namespace)
+    ns.route(
+        "/taxonomies",
+        [
+            Endpoint(
+                ("GET",),
+                list_taxonomies,
+                list_permission,
+                args={
+                    "context": context_param(TAXONOMY_SCHEMA),
+                    "type": {"description": "Limit results to taxonomies associated with a specific post type.", "type": "string"},
+                },
+            )
+        ],
+        schema=lambda: TAXONOMY_SCHEMA,
+    )
+    ns.route(
+        r"/taxonomies/(?P<taxonomy>[\w-]+)",
+        [Endpoint(("GET",), get_taxonomy, get_permission, args={"context": context_param(TAXONOMY_SCHEMA)})],
+        args={"taxonomy": {"description": "An alphanumeric identifier for the taxonomy.", "type": "string"}},
+        schema=lambda: TAXONOMY_SCHEMA,
+    )
+
+
+# -- terms ----------------------------------------------------------------------------------------
+
+
+class TermsController:
+    """The term routes of one taxonomy, driven entirely by its definition."""
+
+    def __init__(self, api: Api, taxonomy: Taxonomy) -> None:
+        self.api = api
+        self.site = api.site
+        self.taxonomy = taxonomy
+        self.schema = self._item_schema()
+        self.route = taxonomy.collection_route
+
+    # -- schema and arguments ------------------------------------------------------------------
+
+    def _item_schema(self) -> dict[str, Any]:
+        taxonomy = self.taxonomy
+        properties: dict[str, Any] = {
+            "id": {"description": "Unique identifier for the term.", "type": "integer", "context": ALL_CONTEXTS, "readonly": True},
+            "count": {"description": "Number of published posts for the term.", "type": "integer", "context": ["view", "edit"], "readonly": True},
+            "description": {"description": "HTML description of the term.", "type": "string", "context": ["view", "edit"]},
+            "link": {"description": "URL of the term.", "type": "string", "format": "uri", "context": ALL_CONTEXTS, "readonly": True},
+            "name": {
+                "description": "HTML title for the term.",
+                "type": "string",
+                "context": ALL_CONTEXTS,
+                "arg_options": {"sanitize": _text},
+                "required": True,
+            },
+            "slug": {
+                "description": "An alphanumeric identifier for the term unique to its type.",
+                "type": "string",
+                "context": ALL_CONTEXTS,
+                "arg_options": {"sanitize": _slug},
+            },
+            "taxonomy": {
+                "description": "Type attribution for the term.",
+                "type": "string",
+                "enum": [taxonomy.name],
+                "context": ALL_CONTEXTS,
+                "readonly": True,
+            },
+        }
+        if taxonomy.hierarchical:
+            properties["parent"] = {"description": "The parent term ID.", "type": "integer", "context": ["view", "edit"]}
+        properties["meta"] = {
+            "description": "Meta fields.",
+            "type": "object",
+            "context": ["view", "edit"],
+            "properties": {},
+            "arg_options": {"validate": _meta_is_array},
+        }
+        return {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "title": "tag" if taxonomy.name == "post_tag" else taxonomy.name,
+            "type": "object",
+            "properties": properties,
+        }
+
+    def collection_args(self) -> dict[str, dict[str, Any]]:
+        hierarchical = self.taxonomy.hierarchical
+        params = collection_params(self.schema)
+        params["exclude"] = {"description": "Ensure result set excludes specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
+        params["include"] = {"description": "Limit result set to specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
+        if not hierarchical:
+            # The reference offers offset on flat taxonomies only.
+            params["offset"] = {"description": "Offset the result set by a specific number of items.", "type": "integer"}
+        params["order"] = {"description": "Order sort attribute ascending or descending.", "type": "string", "default": "asc", "enum": ["asc", "desc"]}
+        params["orderby"] = {"description": "Sort collection by term attribute.", "type": "string", "default": "name", "enum": list(ORDERBY)}
+        params["hide_empty"] = {"description": "Whether to hide terms not assigned to any posts.", "type": "boolean", "default": False}
+        if hierarchical:
+            params["parent"] = {"description": "Limit result set to terms assigned to a specific parent.", "type": "integer"}
+        params["post"] = {"description": "Limit result set to terms assigned to a specific post.", "type": "integer", "default": None}
+        params["slug"] = {"description": "Limit result set to terms with one or more specific slugs.", "type": "array", "items": {"type": "string"}}
+        return params
+
+    def register(self) -> None:
+        ns = self.api.registry.namespace(self.taxonomy.rest_namespace)
+        base = f"/{self.taxonomy.rest_base}"
+        ns.route(
+            base,
+            [
+                Endpoint(("GET",), self.list_terms, self.list_permission, args=self.collection_args()),
+                Endpoint(("POST",), self.create_term, self.create_permission, args=_args_from_schema(self.schema, "POST")),
+            ],
+            schema=lambda: self.schema,
+            allow_batch=True,
+        )
+        ns.route(
+            base + r"/(?P<id>[\d]+)",
+            [
+                Endpoint(("GET",), self.get_term, self.get_permission, args={"context": context_param(self.schema)}),
+                Endpoint(("POST", "PUT", "PATCH"), self.update_term, self.update_permission, args=_args_from_schema(self.schema, "PUT")),
+                Endpoint(
+                    ("DELETE",),
+                    self.delete_term,
+                    self.delete_permission,
+                    args={"force": {"type": "boolean", "default": False, "description": "Required to be true, as terms do not support trashing."}},
+                ),
+            ],
+            args={"id": {"description": "Unique identifier for the term.", "type": "integer"}},
+            schema=lambda: self.schema,
+            allow_batch=True,
+        )
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _default_id(self, request: RestRequest) -> int:
+        try:
+            return int(self.site.get_option("default_category", request) or tax_store.DEFAULT_CATEGORY_ID)
+        except (TypeError, ValueError):
+            return tax_store.DEFAULT_CATEGORY_ID
+
+    def _ensure_default(self, request: RestRequest) -> None:
+        """A fresh site has its default category before anyone reads categories."""
+        if self.taxonomy.name != "category" or tax_store.default_category_known(self.site.engine):
+            return
+        with self.site.write() as conn:
+            tax_store.ensure_default_category(conn, self._default_id(request))
+
+    def _target(self, request: RestRequest) -> Term:
+        """The term the request addresses (cached per request), or 404 rest_term_invalid."""
+        try:
+            term_id = int(request.get_param("id"))
+        except (TypeError, ValueError):
+            term_id = 0
+        key = ("term", self.taxonomy.name, term_id)
+        if key not in request.cache:
+            found = None
+            if term_id > 0:
+                self._ensure_default(request)
+                with self.site.read() as conn:
+                    found = tax_store.get_term(conn, term_id, self.taxonomy.name)
+            request.cache[key] = found
+        found = request.cache[key]
+        if found is None:
+            raise RestError("rest_term_invalid", "Term does not exist.", status=404)
+        return found
+
+    def _can_read_terms_of(self, user: Any, item: Any) -> bool:
+        """The reference's check_read_terms_permission_for_post: the item's type uses this
+        taxonomy, and the item is public or the user may read it (``read_post``, mapped by the
+        content type registry; without it, owners and editors of others' posts may)."""
+        if item.type not in self.taxonomy.object_types:
+            return False
+        if item.status == "publish" and _is_type_viewable(item.type):
+            return True
+        if not user:
+            return False
+        if "read_post" in META_CAPS:
+            return user.can("read_post", item)
+        return item.author == user.id or user.can("edit_others_posts")
+
+    def prepare(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
+        """The term as the request's context shows it; ``related`` holds its ancestors."""
+        context = request.get_param("context") or "view"
+        shown = fields_for_context(self.schema, context)
+        data: dict[str, Any] = {}
+        if "id" in shown:
+            data["id"] = term.id
+        if "count" in shown:
+            data["count"] = term.count
+        if "description" in shown:
+            data["description"] = term.description
+        if "link" in shown:
+            data["link"] = tax_store.term_link(self.site.home_url(request), term, related)
+        if "name" in shown:
+            data["name"] = term.name
+        if "slug" in shown:
+            data["slug"] = term.slug
+        if "taxonomy" in shown:
+            data["taxonomy"] = term.taxonomy
+        if "parent" in shown:
+            data["parent"] = term.parent
+        if "meta" in shown:
+            data["meta"] = []  # no term meta is registered: the reference's empty PHP array
+        if wants_field(request, "_links"):
+            data["_links"] = self.links(request, term, related)
+        return data
+
+    def links(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
+        taxonomy = self.taxonomy
+        base = request.base_url
+        links: dict[str, Any] = {
+            "self": [{"href": rest_url(base, f"{self.route}/{term.id}")}],
+            "collection": [{"href": rest_url(base, self.route)}],
+            "about": [{"href": rest_url(base, f"/{taxonomy.rest_namespace}/taxonomies/{taxonomy.name}")}],
+        }
+        if term.parent and term.parent in related:
+            links["up"] = [{"embeddable": True, "href": rest_url(base, f"{self.route}/{term.parent}")}]
+        by_type = []
+        for content_type in taxonomy.object_types:
+            type_base = type_rest_base(content_type)
+            if type_base:
+                by_type.append({"href": rest_url(base, f"/{taxonomy.rest_namespace}/{type_base}", {taxonomy.rest_base: term.id})})
+        if by_type:
+            links["wp:post_type"] = by_type
+        links["curies"] = _curies()
+        return links
+
+    def _prepared(self, request: RestRequest, term: Term) -> dict[str, Any]:
+        with self.site.read() as conn:
+            related = tax_store.with_ancestors(conn, [term])
+        return self.prepare(request, term, related)
+
+    # -- collection ------------------------------------------------------------------------------
+
+    def list_permission(self, request: RestRequest) -> bool | RestError:
+        user = request.user
+        if request.get_param("context") == "edit" and not user.can(self.taxonomy.caps.edit_terms):
+            return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit terms in this taxonomy.", request.user_id)
+        post_id = request.get_param("post")
+        if post_id:
+            with self.site.read() as conn:
+                item = conn.execute(
+                    sa.select(posts_table.c.id, posts_table.c.type, posts_table.c.status, posts_table.c.author).where(
+                        posts_table.c.id == int(post_id)
+                    )
+                ).first()
+            if item is None:
+                return RestError("rest_post_invalid_id", "Invalid post ID.", status=400)
+            if not self._can_read_terms_of(user, item):
+                return forbidden("rest_forbidden_context", "Sorry, you are not allowed to view terms for this post.", request.user_id)
+        return True
+
+    def list_terms(self, request: RestRequest) -> RestResponse:
+        params = request.params
+        taxonomy = self.taxonomy
+        per_page = int(params["per_page"])
+        page = int(params["page"])
+        offset_param = params.get("offset") if not taxonomy.hierarchical else None
+        offset = max(0, int(offset_param)) if offset_param else (page - 1) * per_page
+        parent = params.get("parent") if taxonomy.hierarchical else None
+        query = TermQuery(
+            taxonomy=taxonomy.name,
+            include=params.get("include") or [],
+            exclude=params.get("exclude") or [],
+            slugs=params.get("slug") or [],
+            search=params.get("search") or "",
+            parent=int(parent) if parent is not None else None,
+            object_id=int(params["post"]) if params.get("post") else None,
+            hide_empty=bool(params.get("hide_empty")),
+            orderby=params.get("orderby") or "name",
+            order=params.get("order") or "asc",
+            limit=per_page,
+            offset=offset,
+        )
+        self._ensure_default(request)
+        is_head = request.method == "HEAD"
+        with self.site.read() as conn:
+            found, total = tax_store.query_terms(conn, query)
+            related = {} if is_head else tax_store.with_ancestors(conn, found)
+        items: list[dict[str, Any]] = []
+        if not is_head:
+            edit = params.get("context") == "edit"
+            for term in found:
+                if edit and not request.user.can("edit_term", term):
+                    continue
+                items.append(self.prepare(request, term, related))
+        # The reference's page number for an offset: the page that offset falls in.
+        page_number = -(-(offset + per_page) // per_page)
+        return RestResponse(items, headers=pagination_headers(request, total, per_page, page_number))
+
+    def create_permission(self, request: RestRequest) -> bool | RestError:
+        caps = self.taxonomy.caps
+        needed = caps.edit_terms if self.taxonomy.hierarchical else caps.assign_terms
+        if not request.user.can(needed):
+            return forbidden("rest_cannot_create", "Sorry, you are not allowed to create terms in this taxonomy.", request.user_id)
+        return True
+
+    def create_term(self, request: RestRequest) -> RestResponse:
+        params = request.params
+        # The reference looks at any parent sent, declared or not, so a flat taxonomy refuses it.
+        parent = params.get("parent") if request.has_param("parent") else None
+        with self.site.write() as conn:
+            term = tax_store.create_term(
+                conn,
+                self.taxonomy.name,
+                str(params.get("name") or ""),
+                slug=str(params.get("slug") or ""),
+                description=str(params.get("description") or ""),
+                parent=_parent_value(parent),
+            )
+        params["context"] = "edit"
+        location = rest_url(request.base_url, f"{self.route}/{term.id}")
+        return RestResponse(self._prepared(request, term), 201, {"Location": location})
+
+    # -- single term -----------------------------------------------------------------------------
+
+    def get_permission(self, request: RestRequest) -> bool | RestError:
+        try:
+            term = self._target(request)
+        except RestError as err:
+            return err
+        if request.get_param("context") == "edit" and not request.user.can("edit_term", term):
+            return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit this term.", request.user_id)
+        return True
+
+    def get_term(self, request: RestRequest) -> dict[str, Any]:
+        return self._prepared(request, self._target(request))
+
+    def update_permission(self, request: RestRequest) -> bool | RestError:
+        try:
+            term = self._target(request)
+        except RestError as err:
+            return err
+        if not request.user.can("edit_term", term):
+            return forbidden("rest_cannot_update", "Sorry, you are not allowed to edit this term.", request.user_id)
+        return True
+
+    def update_term(self, request: RestRequest) -> dict[str, Any]:
+        term = self._target(request)
+        params = request.params
+        parent = params.get("parent") if request.has_param("parent") else None
+        changes = {
+            "name": params.get("name"),
+            "slug": params.get("slug"),
+            "description": params.get("description"),
+            "parent": _parent_value(parent),
+        }
+        changes = {key: value for key, value in changes.items() if value is not None}
+        if changes:
+            with self.site.write() as conn:
+                term = tax_store.update_term(
+                    conn,
+                    term,
+                    name=_text_or_none(changes.get("name")),
+                    slug=_text_or_none(changes.get("slug")),
+                    description=_text_or_none(changes.get("description")),
+                    parent=changes.get("parent"),
+                )
+            request.cache[("term", self.taxonomy.name, term.id)] = term
+        params["context"] = "edit"
+        return self._prepared(request, term)
+
+    def delete_permission(self, request: RestRequest) -> bool | RestError:
+        try:
+            term = self._target(request)
+        except RestError as err:
+            return err
+        if not request.user.can("delete_term", term, self._default_id(request)):
+            return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this term.", request.user_id)
+        return True
+
+    def delete_term(self, request: RestRequest) -> dict[str, Any]:
+        term = self._target(request)
+        if not request.params.get("force"):
+            raise RestError("rest_trash_not_supported", "Terms do not support trashing. Set 'force=true' to delete.", status=501)
+        request.params["context"] = "view"
+        previous = self._prepared(request, term)
+        previous.pop("_links", None)
+        with self.site.write() as conn:
+            tax_store.delete_term(conn, term, default_id=self._default_id(request))
+        request.cache.pop(("term", self.taxonomy.name, term.id), None)
+        return {"deleted": True, "previous": previous}
+
+
+def _parent_value(value: Any) -> int | None:
+    """A sent parent as the reference reads it ((int) cast), None when none was sent."""
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

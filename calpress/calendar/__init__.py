@@ -1,0 +1,1 @@
+"""The calendar domain: events, venues, organizers, event terms, dates and time zones."""

@@ -26,9 +26,13 @@ def register(api: Api) -> None:
             authentication = {
                 "application-passwords": {"endpoints": {"authorization": site_url + AUTHORIZE_PATH}}
             }
-        routes = api.index.routes(request.base_url)
+        routes: Any
         if request.get_param("context") == "help":
-            routes = _with_schemas(api, routes)
+            routes = _with_schemas(api, api.index.routes(request.base_url))
+        elif "_fields" in request.query:
+            routes = api.index.routes(request.base_url)  # _fields may reach into the routes
+        else:
+            routes = api.index.routes_fragment(request.base_url)
         return {
             "name": str(options["blogname"]),
             "description": str(options["blogdescription"]),
@@ -53,9 +57,14 @@ def register(api: Api) -> None:
             wanted = str(request.get_param("namespace") or namespace)
             if wanted not in registry.namespaces:
                 raise RestError("rest_invalid_namespace", "The specified namespace could not be found.", status=404)
+            routes = (
+                api.index.routes(request.base_url, wanted)
+                if "_fields" in request.query
+                else api.index.routes_fragment(request.base_url, wanted)
+            )
             return {
                 "namespace": wanted,
-                "routes": api.index.routes(request.base_url, wanted),
+                "routes": routes,
                 "_links": {"up": [{"href": rest_url(request.base_url, "/")}]},
             }
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from .registry import Registry, Route
 from .schema import PUBLIC_ARG_KEYS
 from .server import rest_url
@@ -42,11 +44,24 @@ def route_description(route: Route, base_url: str) -> dict[str, Any]:
 
 
 class RouteIndex:
-    """Route descriptions per base URL, computed once per base and then shared."""
+    """Route descriptions per base URL, computed once per base and then shared; also kept
+    serialised, so that ``GET /`` does not re-encode hundreds of routes on every request."""
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
         self._cache: dict[tuple[str, str | None], dict[str, Any]] = {}
+        self._encoded: dict[tuple[str, str | None], orjson.Fragment] = {}
+
+    def routes_fragment(self, base_url: str, namespace: str | None = None) -> orjson.Fragment:
+        """The same routes as pre-encoded JSON, to embed in an answer as they are."""
+        key = (base_url, namespace)
+        found = self._encoded.get(key)
+        if found is None:
+            found = orjson.Fragment(orjson.dumps(self.routes(base_url, namespace)))
+            if len(self._encoded) > 64:
+                self._encoded.clear()
+            self._encoded[key] = found
+        return found
 
     def routes(self, base_url: str, namespace: str | None = None) -> dict[str, Any]:
         key = (base_url, namespace)

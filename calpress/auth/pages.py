@@ -308,6 +308,9 @@ def home_page(calpress: Calpress, req: falcon.Request, resp: falcon.Response) ->
     Pages(calpress).on_get_home(req, resp)
 
 
+PAGE_PATHS = (LOGIN_PATH, "/wp-admin", ADMIN_PATH, "/wp-admin/index.php", "/wp-admin/admin-ajax.php", AUTHORIZE_PATH)
+
+
 def add_routes(app: falcon.App, calpress: Calpress) -> None:
     pages = Pages(calpress)
     app.add_route(LOGIN_PATH, pages, suffix="login")

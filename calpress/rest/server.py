@@ -23,6 +23,7 @@ from .response import RestResponse, ensure_response
 
 log = logging.getLogger("calpress.rest")
 
+_LINK_SLOT = 2
 NO_ROUTE = ("rest_no_route", "No route was found matching the URL and request method.")
 NOCACHE_HEADERS = {
     "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
@@ -122,6 +123,7 @@ class RestServer:
         return self._finish(request, error_response(error), request.method, nocache=False)
 
     def _base_headers(self, request: RestRequest) -> list[tuple[str, str]]:
+        # Keep the discovery Link at index _LINK_SLOT: other Link values are appended to it.
         return [
             ("Content-Type", "application/json; charset=UTF-8"),
             ("X-Robots-Tag", "noindex"),
@@ -151,7 +153,9 @@ class RestServer:
 
         for name, value in extra.items():
             if name == "Link":
-                headers.extend(("Link", part) for part in _split_links(value))
+                # One Link line, values joined with ", " as the reference sends them; clients
+                # and HTTP libraries that keep only the last of repeated headers see them all.
+                headers[_LINK_SLOT] = ("Link", f"{headers[_LINK_SLOT][1]}, {value}")
             else:
                 headers.append((name, value))
 
@@ -502,10 +506,6 @@ def _apply_field_tree(data: Any, tree: dict[str, Any]) -> Any:
 
 def _envelope_headers(headers: dict[str, str]) -> Any:
     return dict(headers) if headers else []
-
-
-def _split_links(value: str) -> list[str]:
-    return [part.strip() for part in re.split(r",\s*(?=<)", value) if part.strip()]
 
 
 def _sanitize_origin(origin: str) -> str:

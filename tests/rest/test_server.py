@@ -237,8 +237,11 @@ def test_pagination_headers_and_links(server):
     assert header(headers, "X-WP-Total") == "23"
     assert header(headers, "X-WP-TotalPages") == "3"
     links = [v for k, v in headers if k == "Link"]
-    assert f'<{BASE}/test/v1/things?order=asc&page=1>; rel="prev"' in links
-    assert f'<{BASE}/test/v1/things?order=asc&page=3>; rel="next"' in links
+    assert links == [
+        f'<{BASE}/>; rel="https://api.w.org/", '
+        f'<{BASE}/test/v1/things?order=asc&page=1>; rel="prev", '
+        f'<{BASE}/test/v1/things?order=asc&page=3>; rel="next"'
+    ]
 
 
 def test_head_has_headers_but_no_body(server):

@@ -1,0 +1,1321 @@
+"""The content routes of ``cms/v2``: ``/{base}`` and ``/{base}/{id}`` for every content type.
+
+One controller class serves posts, pages, blocks, venues, organizers and events; each type gets
+an instance built from its definition (content/types.py): the item schema follows the type's
+features, the collection arguments its taxonomies, the permissions its capabilities
+(cms-api.md 2.1-2.12, 2.15, 2.17). The rules of storage (dates, slugs, trash, stickiness) live in
+content/items.py; this module turns requests into service calls and items into the reference's
+JSON, field for field and in its order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..auth import users as user_store
+from ..content import items as item_service
+from ..content import rendering, taxonomies
+from ..content.items import Context, Item, ItemChanges, ItemQuery, Related, TaxFilter
+from ..content.slugs import sanitize_title
+from ..content.types import (
+    LIST_STATUSES,
+    POST_FORMATS,
+    REST_TYPE_ORDER,
+    STATUSES,
+    TYPES,
+    WRITE_STATUSES,
+    ContentType,
+    registered_meta,
+)
+from ..rest import schema as rest_schema
+from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
+from ..rest.errors import RestError, forbidden
+from ..rest.formats import parse_rest_date
+from ..rest.registry import Endpoint
+from ..rest.request import RestRequest
+from ..rest.response import RestResponse
+from ..rest.schema import endpoint_args_from_schema
+from ..rest.server import pagination_headers, rest_url
+from . import Api
+from .cms_users import REST_AUTHOR_TYPES
+
+NAMESPACE = "cms/v2"
+CURIES = [{"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}]
+API_REL = "https://api.w.org/"
+# Days an item stays in the trash; 0 turns the trash off (the reference's EMPTY_TRASH_DAYS).
+DEFAULT_TRASH_DAYS = 30
+
+RouteHook = Callable[[Api, "ContentController"], None]
+# Called after a type's two routes are registered, so that routes belonging to the type
+# (revisions, autosaves) can follow them in the route index, as in the reference.
+ROUTE_HOOKS: list[RouteHook] = []
+
+
+def _accept(value: Any, request: RestRequest, name: str) -> bool:
+    return True
+
+
+def _keep(value: Any, request: RestRequest, name: str) -> Any:
+    return value
+
+
+def _slug(value: Any, request: RestRequest, name: str) -> str:
+    return sanitize_title(str(value))
+
+
+def _php_empty(value: Any) -> bool:
+    return value is None or value is False or value == 0 or value in ("", "0") or value == [] or value == {}
+
+
+def _parse_slug_list(value: Any) -> list[str]:
+    """The reference's wp_parse_slug_list: a list or a comma/space separated string, each
+    entry sanitised as a slug, duplicates dropped."""
+    raw = value if isinstance(value, list) else re.split(r"[,\s]+", str(value))
+    return list(dict.fromkeys(sanitize_title(str(entry)) for entry in raw if str(entry).strip()))
+
+
+def _id_list(value: Any) -> list[int]:
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list):
+        value = [value]
+    found: list[int] = []
+    for entry in value:
+        try:
+            found.append(int(entry))
+        except (TypeError, ValueError):
+            continue
+    return found
+
+
+def _local_date(value: Any, context: Context) -> Any:
+    """A date filter argument as the site's wall time (the reference converts a given zone to
+    the site's before comparing with ``post_date``)."""
+    parsed = parse_rest_date(value) if isinstance(value, str) else None
+    if parsed is None:
+        return None
+    if parsed.tzinfo is not None:
+        return item_service.to_local(parsed.astimezone(dt.UTC).replace(tzinfo=None), context.zone)
+    return parsed.replace(microsecond=0)
+
+
+class ContentController:
+    """The routes, schema, permissions and representation of one content type."""
+
+    def __init__(self, api: Api, content_type: ContentType) -> None:
+        self.api = api
+        self.site = api.site
+        self.type = content_type
+        self.base = f"/{NAMESPACE}/{content_type.rest_base}"
+        self.taxonomies = item_service.rest_taxonomies_of(content_type)
+        self.meta_fields = registered_meta(content_type)
+        self.schema = self._item_schema()
+        self.properties: dict[str, Any] = self.schema["properties"]
+        self.is_blocks = content_type.name == "wp_block"
+        self._subfields: dict[tuple[str, str], frozenset[str]] = {}
+        self.collection_arg_names = frozenset(self.collection_args())
+
+    # == schema ===================================================================================
+
+    def _item_schema(self) -> dict[str, Any]:
+        """The item schema, property for property as the reference's posts controller builds
+        it for this type (its order is the order of the write arguments)."""
+        t = self.type
+        props: dict[str, Any] = {
+            "date": {
+                "description": "The date the post was published, in the site's timezone.",
+                "type": ["string", "null"],
+                "format": "date-time",
+                "context": ["view", "edit", "embed"],
+            },
+            "date_gmt": {
+                "description": "The date the post was published, as GMT.",
+                "type": ["string", "null"],
+                "format": "date-time",
+                "context": ["view", "edit"],
+            },
+            "guid": {
+                "description": "The globally unique identifier for the post.",
+                "type": "object",
+                "context": ["view", "edit"],
+                "readonly": True,
+                "properties": {
+                    "raw": {"description": "GUID for the post, as it exists in the database.", "type": "string", "context": ["edit"], "readonly": True},
+                    "rendered": {"description": "GUID for the post, transformed for display.", "type": "string", "context": ["view", "edit"], "readonly": True},
+                },
+            },
+            "id": {"description": "Unique identifier for the post.", "type": "integer", "context": ["view", "edit", "embed"], "readonly": True},
+            "link": {"description": "URL to the post.", "type": "string", "format": "uri", "context": ["view", "edit", "embed"], "readonly": True},
+            "modified": {
+                "description": "The date the post was last modified, in the site's timezone.",
+                "type": "string",
+                "format": "date-time",
+                "context": ["view", "edit"],
+                "readonly": True,
+            },
+            "modified_gmt": {
+                "description": "The date the post was last modified, as GMT.",
+                "type": "string",
+                "format": "date-time",
+                "context": ["view", "edit"],
+                "readonly": True,
+            },
+            "slug": {
+                "description": "An alphanumeric identifier for the post unique to its type.",
+                "type": "string",
+                "context": ["view", "edit", "embed"],
+                "arg_options": {"sanitize": _slug},
+            },
+            "status": {
+                "description": "A named status for the post.",
+                "type": "string",
+                "enum": list(WRITE_STATUSES),
+                "context": ["view", "edit"],
+                "arg_options": {"validate": self._check_status},
+            },
+            "type": {"description": "Type of post.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+            "password": {"description": "A password to protect access to the content and excerpt.", "type": "string", "context": ["edit"]},
+        }
+        if t.viewable and t.public:
+            props["permalink_template"] = {"description": "Permalink template for the post.", "type": "string", "context": ["edit"], "readonly": True}
+            props["generated_slug"] = {"description": "Slug automatically generated from the post title.", "type": "string", "context": ["edit"], "readonly": True}
+            props["class_list"] = {
+                "description": "An array of the class names for the post container element.",
+                "type": "array",
+                "context": ["view", "edit"],
+                "readonly": True,
+                "items": {"type": "string"},
+            }
+        if t.hierarchical:
+            props["parent"] = {"description": "The ID for the parent of the post.", "type": "integer", "context": ["view", "edit"]}
+        raw_context = ["view", "edit"] if self.type.name == "wp_block" else ["edit"]
+        for feature in ("title", "editor", "author", "excerpt", "thumbnail", "comments", "revisions", "page-attributes", "post-formats", "custom-fields"):
+            if not t.has_rest_feature(feature):
+                continue
+            if feature == "title":
+                title_props: dict[str, Any] = {
+                    "raw": {"description": "Title for the post, as it exists in the database.", "type": "string", "context": raw_context},
+                    "rendered": {"description": "HTML title for the post, transformed for display.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+                }
+                if self.type.name == "wp_block":
+                    del title_props["rendered"]
+                props["title"] = {
+                    "description": "The title for the post.",
+                    "type": "object",
+                    "context": ["view", "edit", "embed"],
+                    "arg_options": {"validate": _accept, "sanitize": _keep},
+                    "properties": title_props,
+                }
+            elif feature == "editor":
+                content_props: dict[str, Any] = {
+                    "raw": {"description": "Content for the post, as it exists in the database.", "type": "string", "context": raw_context},
+                    "rendered": {"description": "HTML content for the post, transformed for display.", "type": "string", "context": ["view", "edit"], "readonly": True},
+                    "block_version": {"description": "Version of the content block format used by the post.", "type": "integer", "context": ["edit"], "readonly": True},
+                    "protected": {"description": "Whether the content is protected with a password.", "type": "boolean", "context": ["view", "edit", "embed"], "readonly": True},
+                }
+                if self.type.name == "wp_block":
+                    del content_props["rendered"]
+                props["content"] = {
+                    "description": "The content for the post.",
+                    "type": "object",
+                    "context": ["view", "edit"],
+                    "arg_options": {"validate": _accept, "sanitize": _keep},
+                    "properties": content_props,
+                }
+            elif feature == "author":
+                props["author"] = {"description": "The ID for the author of the post.", "type": "integer", "context": ["view", "edit", "embed"]}
+            elif feature == "excerpt":
+                props["excerpt"] = {
+                    "description": "The excerpt for the post.",
+                    "type": "object",
+                    "context": ["view", "edit", "embed"],
+                    "arg_options": {"validate": _accept, "sanitize": _keep},
+                    "properties": {
+                        "raw": {"description": "Excerpt for the post, as it exists in the database.", "type": "string", "context": ["edit"]},
+                        "rendered": {"description": "HTML excerpt for the post, transformed for display.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+                        "protected": {"description": "Whether the excerpt is protected with a password.", "type": "boolean", "context": ["view", "edit", "embed"], "readonly": True},
+                    },
+                }
+            elif feature == "thumbnail":
+                props["featured_media"] = {"description": "The ID of the featured media for the post.", "type": "integer", "context": ["view", "edit", "embed"]}
+            elif feature == "comments":
+                props["comment_status"] = {"description": "Whether or not comments are open on the post.", "type": "string", "enum": ["open", "closed"], "context": ["view", "edit"]}
+                props["ping_status"] = {"description": "Whether or not the post can be pinged.", "type": "string", "enum": ["open", "closed"], "context": ["view", "edit"]}
+            elif feature == "page-attributes":
+                props["menu_order"] = {"description": "The order of the post in relation to other posts.", "type": "integer", "context": ["view", "edit"]}
+            elif feature == "post-formats":
+                props["format"] = {"description": "The format for the post.", "type": "string", "enum": list(POST_FORMATS), "context": ["view", "edit"]}
+            elif feature == "custom-fields":
+                props["meta"] = {
+                    "description": "Meta fields.",
+                    "type": "object",
+                    "context": ["view", "edit"],
+                    "properties": {name: dict(f.schema) for name, f in self.meta_fields.items()},
+                    "arg_options": {"validate": self._check_meta, "sanitize": self._sanitize_meta},
+                }
+        if t.name == "post":
+            props["sticky"] = {"description": "Whether or not the post should be treated as sticky.", "type": "boolean", "context": ["view", "edit"]}
+        props["template"] = {
+            "description": "The theme file to use to display the post.",
+            "type": "string",
+            "context": ["view", "edit"],
+            "arg_options": {"validate": self._check_template},
+        }
+        for taxonomy in self.taxonomies:
+            props[taxonomy.rest_base] = {
+                "description": f"The terms assigned to the post in the {taxonomy.name} taxonomy.",
+                "type": "array",
+                "items": {"type": "integer"},
+                "context": ["view", "edit"],
+            }
+        return {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "title": t.name,
+            "type": "object",
+            "properties": props,
+            "links": self._schema_links(),
+        }
+
+    def _schema_links(self) -> list[dict[str, Any]]:
+        """Link descriptions of the actions an edit-context response may advertise."""
+        href = f"{self.base}/{{id}}"
+        links: list[dict[str, Any]] = []
+        if self.type.name != "attachment":
+            links.append({
+                "rel": API_REL + "action-publish",
+                "title": "The current user can publish this post.",
+                "href": href,
+                "targetSchema": {"type": "object", "properties": {"status": {"type": "string", "enum": ["publish", "future"]}}},
+            })
+        links.append({
+            "rel": API_REL + "action-unfiltered-html",
+            "title": "The current user can post unfiltered HTML markup and JavaScript.",
+            "href": href,
+            "targetSchema": {"type": "object", "properties": {"content": {"raw": {"type": "string"}}}},
+        })
+        if self.type.name == "post":
+            links.append({
+                "rel": API_REL + "action-sticky",
+                "title": "The current user can sticky this post.",
+                "href": href,
+                "targetSchema": {"type": "object", "properties": {"sticky": {"type": "boolean"}}},
+            })
+        if self.type.supports_feature("author"):
+            links.append({
+                "rel": API_REL + "action-assign-author",
+                "title": "The current user can change the author on this post.",
+                "href": href,
+                "targetSchema": {"type": "object", "properties": {"author": {"type": "integer"}}},
+            })
+        for taxonomy in self.taxonomies:
+            target = {"type": "object", "properties": {taxonomy.rest_base: {"type": "array", "items": {"type": "integer"}}}}
+            links.append({
+                "rel": API_REL + "action-assign-" + taxonomy.rest_base,
+                "title": f"The current user can assign terms in the {taxonomy.name} taxonomy.",
+                "href": href,
+                "targetSchema": target,
+            })
+            links.append({
+                "rel": API_REL + "action-create-" + taxonomy.rest_base,
+                "title": f"The current user can create terms in the {taxonomy.name} taxonomy.",
+                "href": href,
+                "targetSchema": target,
+            })
+        return links
+
+    def item_args(self, method: str) -> dict[str, dict[str, Any]]:
+        return endpoint_args_from_schema(self.schema, method)
+
+    def collection_args(self) -> dict[str, dict[str, Any]]:
+        """The collection arguments, in the reference's order (cms-api.md 2.11)."""
+        t = self.type
+        params = collection_params(self.schema)
+        params["context"]["default"] = "view"
+        integers = {"type": "integer"}
+        params["after"] = {"description": "Limit response to posts published after a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
+        params["modified_after"] = {"description": "Limit response to posts modified after a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
+        if t.supports_feature("author"):
+            params["author"] = {"description": "Limit result set to posts assigned to specific authors.", "type": "array", "items": dict(integers), "default": []}
+            params["author_exclude"] = {"description": "Ensure result set excludes posts assigned to specific authors.", "type": "array", "items": dict(integers), "default": []}
+        params["before"] = {"description": "Limit response to posts published before a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
+        params["modified_before"] = {"description": "Limit response to posts modified before a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
+        params["exclude"] = {"description": "Ensure result set excludes specific IDs.", "type": "array", "items": dict(integers), "default": []}
+        params["include"] = {"description": "Limit result set to specific IDs.", "type": "array", "items": dict(integers), "default": []}
+        page_attributes = t.name == "page" or t.supports_feature("page-attributes")
+        if page_attributes:
+            params["menu_order"] = {"description": "Limit result set to posts with a specific menu_order value.", "type": "integer"}
+        params["search_semantics"] = {"description": "How to interpret the search input.", "type": "string", "enum": ["exact"]}
+        params["offset"] = {"description": "Offset the result set by a specific number of items.", "type": "integer"}
+        params["order"] = {"description": "Order sort attribute ascending or descending.", "type": "string", "default": "desc", "enum": ["asc", "desc"]}
+        orderby = ["author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title"]
+        if page_attributes:
+            orderby.append("menu_order")
+        params["orderby"] = {"description": "Sort collection by post attribute.", "type": "string", "default": "date", "enum": orderby}
+        if t.hierarchical or t.name == "attachment":
+            params["parent"] = {"description": "Limit result set to items with particular parent IDs.", "type": "array", "items": dict(integers), "default": []}
+            params["parent_exclude"] = {"description": "Limit result set to all items except those of a particular parent ID.", "type": "array", "items": dict(integers), "default": []}
+        params["search_columns"] = {
+            "default": [],
+            "description": "Array of column names to be searched.",
+            "type": "array",
+            "items": {"enum": ["post_title", "post_content", "post_excerpt"], "type": "string"},
+        }
+        params["slug"] = {"description": "Limit result set to posts with one or more specific slugs.", "type": "array", "items": {"type": "string"}}
+        params["status"] = {
+            "default": "publish",
+            "description": "Limit result set to posts assigned one or more statuses.",
+            "type": "array",
+            "items": {"enum": list(LIST_STATUSES), "type": "string"},
+            "validate": self._check_statuses,
+            "sanitize": lambda value, request, name: _parse_slug_list(value),
+        }
+        if self.taxonomies:
+            params["tax_relation"] = {"description": "Limit result set based on relationship between multiple taxonomies.", "type": "string", "enum": ["AND", "OR"]}
+            for taxonomy in self.taxonomies:
+                base = taxonomy.rest_base
+                params[base] = self._tax_limit_schema(
+                    f"Limit result set to items with specific terms assigned in the {base} taxonomy.", taxonomy.hierarchical, True
+                )
+                params[base + "_exclude"] = self._tax_limit_schema(
+                    f"Limit result set to items except those with specific terms assigned in the {base} taxonomy.", taxonomy.hierarchical, False
+                )
+        if t.name == "post":
+            params["sticky"] = {"description": "Limit result set to items that are sticky.", "type": "boolean"}
+            params["ignore_sticky"] = {"description": "Whether to ignore sticky posts or not.", "type": "boolean", "default": True}
+        if t.supports_feature("post-formats"):
+            params["format"] = {
+                "description": "Limit result set to items assigned one or more given formats.",
+                "type": "array",
+                "uniqueItems": True,
+                "items": {"enum": list(POST_FORMATS), "type": "string"},
+            }
+        return params
+
+    @staticmethod
+    def _tax_limit_schema(description: str, hierarchical: bool, include: bool) -> dict[str, Any]:
+        query_props: dict[str, Any] = {
+            "terms": {"description": "Term IDs.", "type": "array", "items": {"type": "integer"}, "default": []},
+            "include_children": {
+                "description": "Whether to include child terms in the terms limiting the result set.",
+                "type": "boolean",
+                "default": False,
+            },
+        }
+        if include:
+            query_props["operator"] = {
+                "description": "Whether items must be assigned all or any of the specified terms.",
+                "type": "string",
+                "enum": ["AND", "OR"],
+                "default": "OR",
+            }
+        if not hierarchical:
+            del query_props["include_children"]
+        return {
+            "description": description,
+            "type": ["object", "array"],
+            "oneOf": [
+                {"title": "Term ID List", "description": "Match terms with the listed IDs.", "type": "array", "items": {"type": "integer"}},
+                {
+                    "title": "Term ID Taxonomy Query",
+                    "description": "Perform an advanced term query.",
+                    "type": "object",
+                    "properties": query_props,
+                    "additionalProperties": False,
+                },
+            ],
+        }
+
+    # == argument callbacks =======================================================================
+
+    def _check_status(self, value: Any, request: RestRequest, name: str) -> Any:
+        """A status in the enum, or the item's current one (which may be outside it, e.g. trash)."""
+        item_id = request.get_param("id")
+        if item_id:
+            current = self._cached(request, item_id)
+            if current is not None and current.status == value:
+                return True
+        return rest_schema.validate_value(value, {"type": "string", "enum": list(WRITE_STATUSES)}, name) or True
+
+    def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
+        """Listing statuses: each in the enum, and other than the default only for users who may
+        edit items of the type (``private`` also for readers of private items)."""
+        error = rest_schema.validate_value(
+            value, {"type": "array", "items": {"enum": list(LIST_STATUSES), "type": "string"}}, name
+        )
+        if error is not None:
+            return error
+        caps = self.type.caps
+        user = request.user
+        for status in _parse_slug_list(value):
+            if status == "publish":
+                continue
+            if user.can(caps["edit_posts"]) or (status == "private" and user.can(caps["read_private_posts"])):
+                continue
+            return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
+        return True
+
+    def _check_template(self, value: Any, request: RestRequest, name: str) -> Any:
+        if not isinstance(value, str):
+            return rest_schema.validate_value(value, {"type": "string"}, name) or True
+        if not value:
+            return True
+        item_id = request.get_param("id")
+        if item_id:
+            current = self._cached(request, item_id)
+            if current is not None and current.template == value:
+                return True  # an item may keep a template the theme no longer offers
+        if value in self.type.templates:
+            return True
+        return RestError("rest_invalid_param", f"template is not one of {', '.join(self.type.templates)}.")
+
+    def _check_meta(self, value: Any, request: RestRequest, name: str) -> Any:
+        """``meta`` must be an object; each registered key's value must fit its schema (the
+        error names the key, as ``meta.key``); unregistered keys are ignored."""
+        if not isinstance(value, dict):
+            return False
+        for key, entry in value.items():
+            field_ = self.meta_fields.get(key)
+            if field_ is None or entry is None:
+                continue
+            if not field_.single and entry == []:
+                continue
+            error = rest_schema.validate_value(entry, field_.schema, f"meta.{key}")
+            if error is not None:
+                return error
+        return True
+
+    def _sanitize_meta(self, value: Any, request: RestRequest, name: str) -> Any:
+        cleaned: dict[str, Any] = {}
+        for key, entry in value.items():
+            field_ = self.meta_fields.get(key)
+            if field_ is None:
+                continue
+            cleaned[key] = None if entry is None else rest_schema.sanitize_value(entry, field_.schema, f"meta.{key}")
+        return cleaned
+
+    # == request helpers ==========================================================================
+
+    def context(self, request: RestRequest) -> Context:
+        """The service context of a request (built once per request)."""
+        found = request.cache.get("content_context")
+        if found is None or found.user is not request.user:
+            found = Context(
+                options=self.site.options(request), home=self.site.home_url(request), user=request.user, site=self.site
+            )
+            request.cache["content_context"] = found
+        return found
+
+    def _cached(self, request: RestRequest, item_id: Any) -> Item | None:
+        try:
+            ident = int(item_id)
+        except (TypeError, ValueError):
+            return None
+        key = ("content_item", ident)
+        if key not in request.cache:
+            if ident <= 0:
+                request.cache[key] = None
+            else:
+                item_service.publish_due_items(self.site)
+                with self.site.read() as conn:
+                    request.cache[key] = item_service.get_item(conn, ident)
+        return request.cache[key]
+
+    def item_of(self, request: RestRequest) -> Item:
+        """The item the route's ``id`` names, or 404 ``rest_post_invalid_id`` (also when it is
+        of another type)."""
+        found = self._cached(request, request.url_params.get("id", request.get_param("id")))
+        if found is None or found.type != self.type.name:
+            raise RestError("rest_post_invalid_id", "Invalid post ID.", status=404)
+        return found
+
+    def remember(self, request: RestRequest, item: Item) -> None:
+        """Keep an item for the rest of the request: the self links' target hints run the
+        permission checks of every listed item, and must not query for each."""
+        request.cache[("content_item", item.id)] = item
+
+    def can_read(self, request: RestRequest, item: Item, depth: int = 0) -> bool:
+        """The reference's check_read_permission (cms-api.md 2.10)."""
+        user = request.user
+        content_type = TYPES.get(item.type)
+        if content_type is None or not content_type.show_in_rest:
+            return False
+        if content_type.read_requires_edit and not user.can("read_post", item):
+            return False  # blocks: read_post maps to edit_posts, whatever the status
+        if item.status == "publish" or user.can("read_post", item):
+            return True
+        status = STATUSES.get(item.status)
+        if status is not None and status.public:
+            return True
+        if item.status == "inherit":
+            if item.parent > 0 and depth < 8:
+                parent = self._cached(request, item.parent)
+                if parent is not None:
+                    return self.can_read(request, parent, depth + 1)
+            return True
+        return False
+
+    def can_edit(self, request: RestRequest, item: Item) -> bool:
+        return self.type.show_in_rest and request.user.can("edit_post", item)
+
+    # == permissions ==============================================================================
+
+    def list_permission(self, request: RestRequest) -> bool | RestError:
+        if request.get_param("context") == "edit" and not request.user.can(self.type.caps["edit_posts"]):
+            return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit posts in this post type.", request.user_id)
+        return True
+
+    def get_permission(self, request: RestRequest) -> bool | RestError:
+        try:
+            item = self.item_of(request)
+        except RestError as err:
+            return err
+        if request.get_param("context") == "edit" and not self.can_edit(request, item):
+            return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit this post.", request.user_id)
+        given = request.query.get("password")
+        if given and isinstance(given, str):
+            # Only the query string: a wrong password is an error, not an empty answer.
+            if not hmac.compare_digest(item.password.encode(), given.encode()):
+                return RestError("rest_post_incorrect_password", "Incorrect post password.", status=403)
+        return self.can_read(request, item)
+
+    def _author_and_sticky(self, request: RestRequest, updating: bool) -> RestError | None:
+        caps = self.type.caps
+        user = request.user
+        author = request.get_param("author")
+        if not _php_empty(author) and author != request.user_id and not user.can(caps["edit_others_posts"]):
+            verb = "update" if updating else "create"
+            return forbidden("rest_cannot_edit_others", f"Sorry, you are not allowed to {verb} posts as this user.", request.user_id)
+        if not _php_empty(request.get_param("sticky")) and not user.can(caps["edit_others_posts"]) and not user.can(caps["publish_posts"]):
+            return forbidden("rest_cannot_assign_sticky", "Sorry, you are not allowed to make posts sticky.", request.user_id)
+        return None
+
+    def _can_assign_terms(self, request: RestRequest) -> bool:
+        wanted: dict[str, list[int]] = {}
+        for taxonomy in self.taxonomies:
+            value = request.get_param(taxonomy.rest_base)
+            if value is not None:
+                wanted[taxonomy.name] = _id_list(value)
+        ids = [term_id for ids in wanted.values() for term_id in ids if term_id > 0]
+        if not ids:
+            return True
+        with self.site.read() as conn:
+            found = taxonomies.get_terms(conn, ids)
+        for taxonomy, term_ids in wanted.items():
+            for term_id in term_ids:
+                term = found.get(term_id)
+                if term is None or term.taxonomy != taxonomy:
+                    continue  # unknown terms are skipped later
+                if not request.user.can("assign_term", term):
+                    return False
+        return True
+
+    def create_permission(self, request: RestRequest) -> bool | RestError:
+        if not _php_empty(request.get_param("id")):
+            return RestError("rest_post_exists", "Cannot create existing post.", status=400)
+        error = self._author_and_sticky(request, updating=False)
+        if error is not None:
+            return error
+        if not request.user.can(self.type.caps["create_posts"]):
+            return forbidden("rest_cannot_create", "Sorry, you are not allowed to create posts as this user.", request.user_id)
+        if not self._can_assign_terms(request):
+            return forbidden("rest_cannot_assign_term", "Sorry, you are not allowed to assign the provided terms.", request.user_id)
+        return True
+
+    def update_permission(self, request: RestRequest) -> bool | RestError:
+        try:
+            item = self.item_of(request)
+        except RestError as err:
+            return err
+        if not self.can_edit(request, item):
+            return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this post.", request.user_id)
+        error = self._author_and_sticky(request, updating=True)
+        if error is not None:
+            return error
+        if not self._can_assign_terms(request):
+            return forbidden("rest_cannot_assign_term", "Sorry, you are not allowed to assign the provided terms.", request.user_id)
+        return True
+
+    def delete_permission(self, request: RestRequest) -> bool | RestError:
+        try:
+            item = self.item_of(request)
+        except RestError as err:
+            return err
+        if not (self.type.show_in_rest and request.user.can("delete_post", item)):
+            return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this post.", request.user_id)
+        return True
+
+    # == reading ==================================================================================
+
+    def _statuses(self, request: RestRequest) -> list[str]:
+        statuses = _parse_slug_list(request.get_param("status") or "publish")
+        if "any" in statuses:
+            # Every status that is not internal (the reference's "any": not excluded from search).
+            return [name for name, status in STATUSES.items() if not status.internal]
+        return statuses or ["publish"]
+
+    def _tax_filters(self, request: RestRequest) -> list[TaxFilter]:
+        filters: list[TaxFilter] = []
+        for taxonomy in self.taxonomies:
+            for suffix, excluding in (("", False), ("_exclude", True)):
+                value = request.get_param(taxonomy.rest_base + suffix)
+                if _php_empty(value):
+                    continue
+                include_children = False
+                operator = "NOT IN" if excluding else "IN"
+                if isinstance(value, dict) and not all(str(k).isdigit() for k in value):
+                    term_ids = _id_list(value.get("terms") or [])
+                    include_children = bool(value.get("include_children")) and taxonomy.hierarchical
+                    if not excluding and value.get("operator") == "AND":
+                        operator = "AND"
+                else:
+                    term_ids = _id_list(value)
+                if term_ids:
+                    filters.append(TaxFilter(taxonomy.name, term_ids, include_children, operator))
+        return filters
+
+    def list_items(self, request: RestRequest) -> RestResponse:
+        params = request.params
+        if params.get("orderby") == "relevance" and _php_empty(params.get("search")):
+            raise RestError("rest_no_search_term_defined", "You need to define a search term to order by relevance.", status=400)
+        if params.get("orderby") == "include" and _php_empty(params.get("include")):
+            raise RestError(
+                "rest_orderby_include_missing_include", "You need to define an include parameter to order by include.", status=400
+            )
+        context = self.context(request)
+        per_page = int(params.get("per_page") or 10)
+        page = int(params.get("page") or 1)
+        include = list(params.get("include") or [])
+        exclude = list(params.get("exclude") or [])
+        sticky_filter = params.get("sticky") if self.type.name == "post" else None
+        sticky_ids = context.sticky_ids
+        if sticky_filter is not None:
+            if sticky_filter:
+                include = [i for i in sticky_ids if i in include] if include else list(sticky_ids)
+                include = include or [0]  # nothing sticky: nothing matches
+            elif sticky_ids:
+                exclude = [*exclude, *sticky_ids]
+        tax_filters = self._tax_filters(request)
+        search = str(params.get("search") or "")
+        query = ItemQuery(
+            type=self.type.name,
+            statuses=self._statuses(request),
+            page=page,
+            per_page=per_page,
+            offset=params.get("offset"),
+            search=search,
+            search_columns=list(params.get("search_columns") or []),
+            exact_search=params.get("search_semantics") == "exact",
+            hide_protected=not request.user_id,
+            after=_local_date(params.get("after"), context),
+            before=_local_date(params.get("before"), context),
+            modified_after=_local_date(params.get("modified_after"), context),
+            modified_before=_local_date(params.get("modified_before"), context),
+            authors=list(params.get("author") or []) if "author" in self.collection_arg_names else [],
+            authors_exclude=list(params.get("author_exclude") or []) if "author" in self.collection_arg_names else [],
+            include=include,
+            exclude=exclude,
+            parents=list(params.get("parent") or []) if "parent" in self.collection_arg_names else [],
+            parents_exclude=list(params.get("parent_exclude") or []) if "parent" in self.collection_arg_names else [],
+            slugs=_parse_slug_list(params["slug"]) if params.get("slug") else [],
+            menu_order=params.get("menu_order") if "menu_order" in self.collection_arg_names else None,
+            formats=list(params["format"]) if params.get("format") and "format" in self.collection_arg_names else None,
+            tax_filters=tax_filters,
+            tax_relation="OR" if params.get("tax_relation") == "OR" else "AND",
+            order=str(params.get("order") or "desc"),
+            orderby=str(params.get("orderby") or "date"),
+        )
+        head = request.method == "HEAD"
+        item_service.publish_due_items(self.site)
+        with self.site.read() as conn:
+            found = item_service.query_items(conn, query, count_only=head)
+            rows = found.items
+            if (
+                not head
+                and self.type.name == "post"
+                and params.get("ignore_sticky") is False
+                and not include
+                and page <= 1
+                and sticky_ids
+                and not search
+                and not tax_filters
+            ):
+                rows = self._stickies_first(conn, rows, sticky_ids, exclude)
+            total = found.total
+            max_pages = math.ceil(total / per_page) if per_page else 0
+            if page > max_pages and total > 0:
+                raise RestError(
+                    "rest_post_invalid_page_number", "The page number requested is larger than the number of pages available.", status=400
+                )
+            data: list[Any] = []
+            if not head and rows:
+                for item in rows:
+                    self.remember(request, item)
+                edit = request.get_param("context") == "edit"
+                shown = [item for item in rows if (self.can_edit(request, item) if edit else self.can_read(request, item))]
+                related = self.related(conn, request, shown)
+                data = [self.prepare(request, item, related) for item in shown]
+        return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
+
+    def _stickies_first(self, conn: Any, rows: list[Item], sticky_ids: list[int], exclude: list[int]) -> list[Item]:
+        """``ignore_sticky=false`` on the first page: sticky posts first, those not on the page
+        fetched and put in front (the reference's home-page behaviour)."""
+        on_page = [item for item in rows if item.id in sticky_ids]
+        rest = [item for item in rows if item.id not in sticky_ids]
+        missing = [i for i in sticky_ids if i not in {item.id for item in on_page} and i not in exclude]
+        extra: list[Item] = []
+        if missing:
+            extra_page = item_service.query_items(
+                conn, ItemQuery(type=self.type.name, statuses=["publish"], include=missing, per_page=len(missing))
+            )
+            extra = extra_page.items
+        return [*on_page, *extra, *rest]
+
+    def related(self, conn: Any, request: RestRequest, found: list[Item]) -> Related:
+        """What the representation of these items needs beyond their rows, loaded per page."""
+        if not found:
+            return Related()
+        context = request.get_param("context") or "view"
+        shown = fields_for_context(self.schema, context)
+        want_links = wants_field(request, "_links") or wants_field(request, "_embedded")
+        want_terms = any(wants_field(request, t.rest_base) for t in self.taxonomies) or wants_field(request, "class_list")
+        related = item_service.load_related(
+            conn,
+            self.type,
+            found,
+            terms=want_terms,
+            revisions=want_links and (self.type.core_like or self.type.supports_feature("revisions")),
+            media=want_links or "class_list" in shown,
+            uris=wants_field(request, "link") or "permalink_template" in shown,
+        )
+        if "_embed" in request.query and (authors := [item.author for item in found if item.author]):
+            self._preload_authors(conn, request, found, authors)
+        if "permalink_template" in shown or "generated_slug" in shown:
+            related.generated = item_service.generated_slugs(conn, self.context(request), self.type, found)
+        for media in related.media.values():
+            self.remember(request, media)
+        return related
+
+    def _preload_authors(self, conn: Any, request: RestRequest, found: list[Item], author_ids: list[int]) -> None:
+        """Load the authors of a page in one query for ``_embed``: the embedded user requests
+        share this request's cache, where the users controller looks for them (and for whether
+        they have published content, which an author of a published item here has)."""
+        missing = [i for i in dict.fromkeys(author_ids) if ("user", i) not in request.cache]
+        if not missing:
+            return
+        loaded = user_store.get_users(conn, missing)
+        for author_id in missing:
+            request.cache[("user", author_id)] = loaded.get(author_id)
+        if self.type.name in REST_AUTHOR_TYPES:
+            for item in found:
+                if item.status == "publish" and item.author in loaded:
+                    request.cache[("user_published", item.author)] = True
+
+    def get_item(self, request: RestRequest) -> RestResponse:
+        item = self.item_of(request)
+        response = RestResponse({} if request.method == "HEAD" else None)
+        context = self.context(request)
+        with self.site.read() as conn:
+            related = self.related(conn, request, [item]) if request.method != "HEAD" else Related()
+            if request.method != "HEAD":
+                response.data = self.prepare(request, item, related, password=request.get_param("password"))
+            elif self.type.hierarchical and item.parent:
+                related.uris = item_service.page_uris(conn, [item])
+        if self.type.viewable:
+            link = item_service.permalink(context, item, uri=related.uris.get(item.id))
+            response.link_header("alternate", link, type="text/html")
+        return response
+
+    # == writing ==================================================================================
+
+    def _sent_null(self, request: RestRequest, name: str) -> bool:
+        body = request.json if isinstance(request.json, dict) else {}
+        return name in body and body[name] is None
+
+    def _handle_status(self, request: RestRequest, status: str) -> str:
+        caps = self.type.caps
+        if status in ("draft", "pending"):
+            return status
+        if status == "private":
+            if not request.user.can(caps["publish_posts"]):
+                raise forbidden("rest_cannot_publish", "Sorry, you are not allowed to create private posts in this post type.", request.user_id)
+            return status
+        if status in ("publish", "future"):
+            if not request.user.can(caps["publish_posts"]):
+                raise forbidden("rest_cannot_publish", "Sorry, you are not allowed to publish posts in this post type.", request.user_id)
+            return status
+        return status if status in STATUSES else "draft"
+
+    def changes_from(self, request: RestRequest, item: Item | None) -> ItemChanges:
+        """The reference's prepare_item_for_database: the request's fields as service changes,
+        with its checks in its order. Reads only: nothing is written before every check passed."""
+        params = request.params
+        props = self.properties
+        context = self.context(request)
+        changes = ItemChanges(unique_draft_slug=True)
+        for name in ("title", "content", "excerpt"):
+            if name not in props or params.get(name) is None:
+                continue
+            value = params[name]
+            if isinstance(value, str):
+                setattr(changes, name, value)
+            elif isinstance(value, dict):
+                raw = value.get("raw")
+                if name == "title" and _php_empty(raw):
+                    continue  # an empty raw title is ignored
+                if raw is not None and not isinstance(raw, (dict, list)):
+                    setattr(changes, name, str(raw) if not isinstance(raw, bool) else ("1" if raw else ""))
+        status = params.get("status")
+        if "status" in props and status is not None and (item is None or item.status != status):
+            changes.status = self._handle_status(request, str(status))
+        if "date" in props and not _php_empty(params.get("date")):
+            parsed = parse_rest_date(params["date"])
+            if parsed is not None:
+                local, utc = item_service.input_date(parsed, is_utc=False, zone=context.zone)
+                if item is None or item.date_local != local:
+                    changes.date = (local, utc)
+        elif "date_gmt" in props and not _php_empty(params.get("date_gmt")):
+            parsed = parse_rest_date(params["date_gmt"])
+            if parsed is not None:
+                local, utc = item_service.input_date(parsed, is_utc=True, zone=context.zone)
+                if item is None or item.date_utc != utc:
+                    changes.date = (local, utc)
+        if ("date_gmt" in props and self._sent_null(request, "date_gmt")) or ("date" in props and self._sent_null(request, "date")):
+            changes.date, changes.reset_date = None, True
+        if "slug" in props and params.get("slug") is not None:
+            changes.slug = str(params["slug"])
+        if "author" in props and not _php_empty(params.get("author")):
+            author = int(params["author"])
+            if author != request.user_id:
+                with self.site.read() as conn:
+                    if user_store.get_user(conn, author) is None:
+                        raise RestError("rest_invalid_author", "Invalid author ID.", status=400)
+            changes.author = author
+        sticky_ids = context.sticky_ids
+        if "password" in props and params.get("password") is not None:
+            changes.password = str(params["password"])
+            if changes.password != "":
+                if "sticky" in props and not _php_empty(params.get("sticky")):
+                    raise RestError("rest_invalid_field", "A post can not be sticky and have a password.", status=400)
+                if item is not None and item.id in sticky_ids:
+                    raise RestError("rest_invalid_field", "A sticky post can not be password protected.", status=400)
+        if "sticky" in props and not _php_empty(params.get("sticky")) and item is not None and item.password:
+            raise RestError("rest_invalid_field", "A password protected post can not be set to sticky.", status=400)
+        if "parent" in props and params.get("parent") is not None:
+            parent = int(params["parent"])
+            if parent:
+                with self.site.read() as conn:
+                    if item_service.get_item(conn, parent) is None:
+                        raise RestError("rest_post_invalid_id", "Invalid post parent ID.", status=400)
+            changes.parent = parent
+        if "menu_order" in props and params.get("menu_order") is not None:
+            changes.menu_order = int(params["menu_order"])
+        for name in ("comment_status", "ping_status"):
+            if name in props and not _php_empty(params.get(name)):
+                setattr(changes, name, str(params[name]))
+        if "featured_media" in props and params.get("featured_media") is not None:
+            media_id = int(params["featured_media"])
+            if media_id:
+                with self.site.read() as conn:
+                    media = item_service.get_item(conn, media_id)
+                if media is None or media.type != "attachment" or not media.mime_type.startswith("image/"):
+                    raise RestError("rest_invalid_featured_media", "Invalid featured media ID.", status=400)
+            changes.featured_media = media_id
+        if "template" in props and params.get("template") is not None:
+            changes.template = str(params["template"])
+        if "format" in props and not _php_empty(params.get("format")):
+            changes.format = str(params["format"])
+        if "sticky" in props:
+            if params.get("sticky") is not None:
+                changes.sticky = bool(params["sticky"])
+            elif item is None:
+                changes.sticky = False
+        if "meta" in props and isinstance(params.get("meta"), dict):
+            changes.meta = dict(params["meta"])
+        for taxonomy in self.taxonomies:
+            value = params.get(taxonomy.rest_base)
+            if value is not None:
+                changes.terms[taxonomy.name] = [i for i in _id_list(value) if i > 0]
+        return changes
+
+    def create_item(self, request: RestRequest) -> RestResponse:
+        if not _php_empty(request.get_param("id")):
+            raise RestError("rest_post_exists", "Cannot create existing post.", status=400)
+        changes = self.changes_from(request, None)
+        context = self.context(request)
+        with self.site.write() as conn:
+            item = item_service.create_item(conn, context, self.type, changes)
+        self.remember(request, item)
+        request.set_param("context", "edit")
+        with self.site.read() as conn:
+            data = self.prepare(request, item, self.related(conn, request, [item]))
+        location = rest_url(request.base_url, f"{self.base}/{item.id}")
+        return RestResponse(data, 201, {"Location": location})
+
+    def update_item(self, request: RestRequest) -> RestResponse:
+        item = self.item_of(request)
+        changes = self.changes_from(request, item)
+        context = self.context(request)
+        with self.site.write() as conn:
+            updated = item_service.update_item(conn, context, item, changes)
+        self.remember(request, updated)
+        request.set_param("context", "edit")
+        with self.site.read() as conn:
+            data = self.prepare(request, updated, self.related(conn, request, [updated]))
+        return RestResponse(data)
+
+    def _trash_supported(self, request: RestRequest) -> bool:
+        days = self.site.get_option("empty_trash_days", request)
+        try:
+            days = DEFAULT_TRASH_DAYS if days is None else int(days)
+        except (TypeError, ValueError):
+            days = DEFAULT_TRASH_DAYS
+        return self.type.can_trash and days > 0
+
+    def delete_item(self, request: RestRequest) -> RestResponse:
+        item = self.item_of(request)
+        force = bool(request.get_param("force"))
+        context = self.context(request)
+        request.set_param("context", "edit")
+        if force:
+            with self.site.read() as conn:
+                previous = self.prepare(request, item, self.related(conn, request, [item]), links=False)
+            with self.site.write() as conn:
+                item_service.delete_item(conn, context, item)
+            request.cache.pop(("content_item", item.id), None)
+            return RestResponse({"deleted": True, "previous": previous})
+        if not self._trash_supported(request):
+            raise RestError("rest_trash_not_supported", "The post does not support trashing. Set 'force=true' to delete.", status=501)
+        if item.status == "trash":
+            raise RestError("rest_already_trashed", "The post has already been deleted.", status=410)
+        with self.site.write() as conn:
+            trashed = item_service.trash_item(conn, context, item)
+        self.remember(request, trashed)
+        with self.site.read() as conn:
+            data = self.prepare(request, trashed, self.related(conn, request, [trashed]))
+        return RestResponse(data)
+
+    # == representation ===========================================================================
+
+    def _password_open(self, request: RestRequest, item: Item, context_name: str, password: Any) -> bool:
+        """Whether the request may see a protected item's content (the reference's
+        can_access_password_content): always when the item has no password."""
+        if not item.password:
+            return True
+        if context_name == "edit" and self.can_edit(request, item):
+            return True
+        return isinstance(password, str) and bool(password) and hmac.compare_digest(item.password.encode(), password.encode())
+
+    def _excerpt_length(self, request: RestRequest) -> int:
+        value = request.get_param("excerpt_length")
+        try:
+            return int(value) if value is not None else 55
+        except (TypeError, ValueError):
+            return 55
+
+    def prepare(
+        self, request: RestRequest, item: Item, related: Related, *, links: bool = True, password: Any = None
+    ) -> dict[str, Any]:
+        """The item as the request's context shows it, fields in the reference's order; only the
+        fields that context and ``_fields`` ask for are computed. ``password`` is the one a
+        single-item read was given (collections never take one)."""
+        context_name = str(request.get_param("context") or "view")
+        shown = fields_for_context(self.schema, context_name)
+        ctx = self.context(request)
+
+        def want(name: str) -> bool:
+            return name in shown and wants_field(request, name)
+
+        data: dict[str, Any] = {}
+        if want("id"):
+            data["id"] = item.id
+        if want("date"):
+            data["date"] = item_service.rest_date(item.date_local)
+        if want("date_gmt"):
+            data["date_gmt"] = item_service.rest_date(item_service.date_gmt(item, ctx.zone))
+        if want("guid"):
+            guid = {"rendered": item.guid.replace("&", "&#038;")}
+            if "raw" in self._visible("guid", context_name):
+                guid["raw"] = item.guid
+            data["guid"] = guid
+        if want("modified"):
+            data["modified"] = item_service.rest_date(item.modified_local)
+        if want("modified_gmt"):
+            data["modified_gmt"] = item_service.rest_date(item.modified_utc)
+        if want("password"):
+            data["password"] = item.password
+        if want("slug"):
+            data["slug"] = item.slug
+        if want("status"):
+            data["status"] = item.status
+        if want("type"):
+            data["type"] = item.type
+        uri = related.uris.get(item.id)
+        if want("link"):
+            data["link"] = item_service.permalink(ctx, item, uri=uri)
+        render = rendering.RenderContext(post_id=item.id, post_type=item.type)
+        if want("title"):
+            sub = self._visible("title", context_name)
+            title: dict[str, Any] = {}
+            if "raw" in sub:
+                title["raw"] = item.title
+            if "rendered" in sub and wants_field(request, "title.rendered"):
+                title["rendered"] = rendering.render_title(item.title)
+            data["title"] = title
+        password_open = self._password_open(request, item, context_name, password)
+        if want("content"):
+            sub = self._visible("content", context_name)
+            content: dict[str, Any] = {}
+            if "raw" in sub:
+                content["raw"] = item.content
+            if "rendered" in sub and wants_field(request, "content.rendered"):
+                content["rendered"] = rendering.render_content(item.content, protected=not password_open, ctx=render)
+            if "protected" in sub:
+                content["protected"] = bool(item.password)
+            if "block_version" in sub:
+                content["block_version"] = rendering.block_version(item.content)
+            data["content"] = content
+        if want("excerpt"):
+            sub = self._visible("excerpt", context_name)
+            excerpt: dict[str, Any] = {}
+            if "raw" in sub:
+                excerpt["raw"] = item.excerpt
+            if "rendered" in sub and wants_field(request, "excerpt.rendered"):
+                excerpt["rendered"] = rendering.render_excerpt(
+                    item.excerpt, item.content, length=self._excerpt_length(request), protected=not password_open, ctx=render
+                )
+            if "protected" in sub:
+                excerpt["protected"] = bool(item.password)
+            data["excerpt"] = excerpt
+        if want("author"):
+            data["author"] = item.author
+        if want("featured_media"):
+            data["featured_media"] = item.featured_media
+        if want("parent"):
+            data["parent"] = item.parent
+        if want("menu_order"):
+            data["menu_order"] = item.menu_order
+        if want("comment_status"):
+            data["comment_status"] = item.comment_status
+        if want("ping_status"):
+            data["ping_status"] = item.ping_status
+        if want("sticky"):
+            data["sticky"] = item.id in ctx.sticky_ids
+        if want("template"):
+            data["template"] = item.template
+        if want("format"):
+            data["format"] = item.format
+        if want("meta"):
+            data["meta"] = self._meta_values(item)
+        item_terms = related.terms.get(item.id, {})
+        for taxonomy in self.taxonomies:
+            if want(taxonomy.rest_base):
+                data[taxonomy.rest_base] = [term.id for term in item_terms.get(taxonomy.name, [])]
+        if want("permalink_template") or want("generated_slug"):
+            template, generated = item_service.sample_permalink(
+                ctx, item, uri=uri, generated=related.generated.get(item.id, item.slug)
+            )
+            if want("permalink_template"):
+                data["permalink_template"] = template
+            if want("generated_slug"):
+                data["generated_slug"] = generated
+        if want("class_list"):
+            data["class_list"] = self._class_list(request, item, related, context_name)
+        if self.is_blocks:
+            # The blocks controller lifts the sync status out of meta, in every context.
+            meta = data.get("meta")
+            data["wp_pattern_sync_status"] = meta.pop("wp_pattern_sync_status", "") if isinstance(meta, dict) else ""
+        if links and (wants_field(request, "_links") or wants_field(request, "_embedded")):
+            data["_links"] = self.links(request, item, related, context_name)
+        return data
+
+    def _visible(self, name: str, context_name: str) -> frozenset[str]:
+        """The sub-fields of an object field shown in a context (``title.raw`` only in edit...)."""
+        key = (name, context_name)
+        found = self._subfields.get(key)
+        if found is None:
+            props = self.properties[name].get("properties", {})
+            found = self._subfields[key] = frozenset(
+                sub for sub, prop in props.items() if context_name in prop.get("context", (context_name,))
+            )
+        return found
+
+    def _meta_values(self, item: Item) -> dict[str, Any]:
+        """Every registered key: its stored value coerced to its schema, else its default."""
+        values = {name: field_.default for name, field_ in self.meta_fields.items()}
+        stored = item.meta
+        for name in stored.keys() & values.keys():
+            field_ = self.meta_fields[name]
+            try:
+                values[name] = rest_schema.sanitize_value(stored[name], field_.schema, name)
+            except RestError:
+                pass
+        return values
+
+    def _class_list(self, request: RestRequest, item: Item, related: Related, context_name: str) -> list[str]:
+        """The reference's get_post_class for the item (no theme: no sticky class)."""
+        classes = [f"post-{item.id}", item.type, f"type-{item.type}", f"status-{item.status}"]
+        if self.type.supports_feature("post-formats"):
+            classes.append(f"format-{item.format}")
+        required = bool(item.password) and not (context_name == "edit" and self.can_edit(request, item))
+        if required:
+            classes.append("post-password-required")
+        elif item.password:
+            classes.append("post-password-protected")
+        if item.featured_media and item.featured_media in related.media and not required:
+            classes.append("has-post-thumbnail")
+        classes.append("hentry")
+        if self.type.supports_feature("post-formats") and item.format != "standard":
+            classes.append(f"post_format-post-format-{item.format}")
+        item_terms = related.terms.get(item.id, {})
+        for taxonomy in taxonomies.taxonomies_for_type(item.type):
+            if not taxonomy.public:
+                continue
+            for term in item_terms.get(taxonomy.name, []):
+                term_class = _html_class(term.slug) or str(term.id)
+                if term_class.isdigit() or not term_class.strip("-"):
+                    term_class = str(term.id)
+                if taxonomy.name == "post_tag":
+                    classes.append(f"tag-{term_class}")
+                else:
+                    classes.append(_html_class(f"{taxonomy.name}-{term_class}") or f"{taxonomy.name}-{term.id}")
+        return classes
+
+    def links(self, request: RestRequest, item: Item, related: Related, context_name: str) -> dict[str, list[dict[str, Any]]]:
+        """The item's ``_links`` (cms-api.md 2.3), attributes before ``href`` as the reference
+        writes them; action links in edit context."""
+        base = request.base_url
+        t = self.type
+        self_href = rest_url(base, f"{self.base}/{item.id}")
+        links: dict[str, list[dict[str, Any]]] = {
+            "self": [{"href": self_href}],
+            "collection": [{"href": rest_url(base, self.base)}],
+            "about": [{"href": rest_url(base, f"/{NAMESPACE}/types/{item.type}")}],
+        }
+        if (t.core_like or t.supports_feature("author")) and item.author:
+            links["author"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/users/{item.author}")}]
+        if t.core_like or t.supports_feature("comments"):
+            links["replies"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/comments", [("post", str(item.id))])}]
+        if t.core_like or t.supports_feature("revisions"):
+            count, latest = related.revisions.get(item.id, (0, 0))
+            history = f"{self.base}/{item.id}/revisions"
+            links["version-history"] = [{"count": count, "href": rest_url(base, history)}]
+            if count > 0:
+                links["predecessor-version"] = [{"id": latest, "href": rest_url(base, f"{history}/{latest}")}]
+        if t.hierarchical and item.parent:
+            links["up"] = [{"embeddable": True, "href": rest_url(base, f"{self.base}/{item.parent}")}]
+        media = related.media.get(item.featured_media) if item.featured_media else None
+        if media is not None and (
+            item_service.public_status(media, related.media) == "publish" or request.user.can("read_post", media)
+        ):
+            media_type = TYPES.get(media.type)
+            media_base = media_type.rest_base if media_type is not None else "media"
+            links["wp:featuredmedia"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/{media_base}/{media.id}")}]
+        if item.type not in ("attachment", "nav_menu_item", "revision"):
+            links["wp:attachment"] = [{"href": rest_url(base, f"/{NAMESPACE}/media", [("parent", str(item.id))])}]
+        if self.taxonomies:
+            links["wp:term"] = [
+                {
+                    "taxonomy": taxonomy.name,
+                    "embeddable": True,
+                    "href": rest_url(base, taxonomy.collection_route, [("post", str(item.id))]),
+                }
+                for taxonomy in self.taxonomies
+            ]
+        if context_name == "edit":
+            for rel in self._actions(request):
+                links[f"wp:{rel}"] = [{"href": self_href}]
+        links["curies"] = CURIES
+        return links
+
+    def _actions(self, request: RestRequest) -> list[str]:
+        """The action relations the user has on items of this type (get_available_actions)."""
+        key = ("content_actions", self.type.name)
+        found = request.cache.get(key)
+        if found is not None:
+            return found
+        user = request.user
+        caps = self.type.caps
+        rels: list[str] = []
+        if self.type.name != "attachment" and user.can(caps["publish_posts"]):
+            rels.append("action-publish")
+        if user.can("unfiltered_html"):
+            rels.append("action-unfiltered-html")
+        if self.type.name == "post" and user.can(caps["edit_others_posts"]) and user.can(caps["publish_posts"]):
+            rels.append("action-sticky")
+        if self.type.supports_feature("author") and user.can(caps["edit_others_posts"]):
+            rels.append("action-assign-author")
+        for taxonomy in self.taxonomies:
+            create_cap = taxonomy.caps.edit_terms if taxonomy.hierarchical else taxonomy.caps.assign_terms
+            if user.can(create_cap):
+                rels.append("action-create-" + taxonomy.rest_base)
+            if user.can(taxonomy.caps.assign_terms):
+                rels.append("action-assign-" + taxonomy.rest_base)
+        request.cache[key] = rels
+        return rels
+
+    # == routes ===================================================================================
+
+    def register(self) -> None:
+        """Register ``/{base}`` and ``/{base}/{id}`` (batch-enabled, as in the reference)."""
+        ns = self.api.registry.namespace(NAMESPACE)
+        schema = lambda: self.schema  # noqa: E731 - the registry takes a schema factory
+        ns.route(
+            f"/{self.type.rest_base}",
+            [
+                Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args()),
+                Endpoint(("POST",), self.create_item, self.create_permission, args=self.item_args("POST")),
+            ],
+            schema=schema,
+            allow_batch=True,
+        )
+        get_args: dict[str, dict[str, Any]] = {"context": context_param(self.schema)}
+        if "excerpt" in self.properties:
+            get_args["excerpt_length"] = {"description": "Override the default excerpt length.", "type": "integer"}
+        if "password" in self.properties:
+            get_args["password"] = {"description": "The password for the post if it is password protected.", "type": "string"}
+        ns.route(
+            rf"/{self.type.rest_base}/(?P<id>[\d]+)",
+            [
+                Endpoint(("GET",), self.get_item, self.get_permission, args=get_args),
+                Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.update_permission, args=self.item_args("PUT")),
+                Endpoint(
+                    ("DELETE",),
+                    self.delete_item,
+                    self.delete_permission,
+                    args={"force": {"type": "boolean", "default": False, "description": "Whether to bypass Trash and force deletion."}},
+                ),
+            ],
+            args={"id": {"description": "Unique identifier for the post.", "type": "integer"}},
+            schema=schema,
+            allow_batch=True,
+        )
+
+
+_HTML_CLASS = re.compile(r"%[a-fA-F0-9][a-fA-F0-9]|[^A-Za-z0-9_-]")
+
+
+def _html_class(text: str) -> str:
+    """The reference's sanitize_html_class: percent octets and anything but letters, digits,
+    ``_`` and ``-`` removed."""
+    return _HTML_CLASS.sub("", text)
+
+
+def register(api: Api, names: tuple[str, ...] | None = None) -> dict[str, ContentController]:
+    """Register the content routes of ``names`` (default: every content type this module
+    serves, in the reference's order; media has a controller of its own)."""
+    controllers: dict[str, ContentController] = {}
+    for name in names if names is not None else REST_TYPE_ORDER:
+        content_type = TYPES.get(name)
+        if content_type is None or not content_type.show_in_rest or name == "attachment":
+            continue
+        controller = ContentController(api, content_type)
+        controller.register()
+        controllers[name] = controller
+        for hook in ROUTE_HOOKS:
+            hook(api, controller)
+    return controllers

@@ -1,0 +1,1293 @@
+"""The content item service: one set of rules for every content type, independent of HTTP.
+
+Items (posts, pages, blocks, venues, organizers, events...) are rows of ``posts``. This module
+reads them (``get_item``, ``query_items``, ``load_related``), writes them (``create_item``,
+``update_item``, ``trash_item``, ``delete_item``) and knows their addresses (``permalink``,
+``sample_permalink``), following the reference's wp_insert_post and WP_Query rules:
+
+* dates are stored twice, the site's wall time and UTC; a draft without an explicit date
+  "floats" (no UTC date) and takes the current time when published; a ``publish`` item dated in
+  the future is stored as ``future``, and a ``future`` item whose time has come is published
+  lazily by ``publish_due_items`` (no cron: a guarded UPDATE at most once a second per process);
+* slugs are generated from the title on publish, unique per type (and per parent for
+  hierarchical types), ``__trashed`` while in the trash and restored on the way out;
+* sticky posts live in the ``sticky_posts`` option; the featured image, template, post format
+  and registered meta live in the JSON ``meta`` column.
+
+Callers own connections and transactions: readers pass a connection from ``Site.read()``,
+writers one from ``Site.write()``. A listing page costs a fixed number of statements whatever
+its size: one for the page and its total (a window count), then one grouped statement each
+for terms, revision counts, featured media and page paths (``load_related``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+import time
+import weakref
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import sqlalchemy as sa
+
+from ..rest.errors import RestError
+from ..store import options as store_options
+from ..store.tables import posts
+from . import rendering, taxonomies
+from .slugs import sanitize_title, truncate_slug, unique_slug
+from .types import STATUSES, TYPES, ContentType, default_comment_status, registered_meta
+
+__all__ = [
+    "Context",
+    "Item",
+    "ItemChanges",
+    "ItemError",
+    "ItemPage",
+    "ItemQuery",
+    "Related",
+    "TaxFilter",
+    "create_item",
+    "date_gmt",
+    "delete_item",
+    "get_item",
+    "get_items",
+    "load_related",
+    "lock_item",
+    "page_uris",
+    "permalink",
+    "public_status",
+    "publish_due_items",
+    "query_items",
+    "rest_date",
+    "generated_slugs",
+    "sample_permalink",
+    "site_zone",
+    "trash_item",
+    "update_item",
+]
+
+# Keys of ``posts.meta`` the service keeps for itself (the reference's post meta names).
+THUMBNAIL_KEY = "_thumbnail_id"
+TEMPLATE_KEY = "_wp_page_template"
+FORMAT_KEY = "_post_format"  # the reference keeps formats as terms of a hidden taxonomy
+TRASH_STATUS_KEY = "_wp_trash_meta_status"
+TRASH_TIME_KEY = "_wp_trash_meta_time"
+DESIRED_SLUG_KEY = "_wp_desired_post_slug"
+
+DEFAULT_PERMALINK_STRUCTURE = "/%postname%/"
+FLOATING_STATUSES = frozenset(name for name, status in STATUSES.items() if status.date_floating)
+SLUGLESS_STATUSES = frozenset({"draft", "pending", "auto-draft"})
+# Slugs that would shadow the reference's feed and embed endpoints.
+RESERVED_SLUGS = frozenset({"feed", "rdf", "rss", "rss2", "atom", "embed"})
+MAX_SLUG = 200
+_HIERARCHY_LIMIT = 64  # ancestors followed at most (guards against corrupt cycles)
+
+
+class ItemError(RestError):
+    """An item could not be written; ``code``, message and status are the reference's."""
+
+
+# -- the record -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Item:
+    """One content item as stored. ``author`` is 0 when the author is gone."""
+
+    id: int
+    type: str
+    status: str
+    author: int
+    parent: int
+    menu_order: int
+    slug: str
+    title: str
+    content: str
+    excerpt: str
+    password: str
+    date_local: dt.datetime
+    date_utc: dt.datetime | None
+    modified_local: dt.datetime
+    modified_utc: dt.datetime
+    comment_status: str
+    ping_status: str
+    mime_type: str
+    guid: str
+    comment_count: int
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_row(cls, row: Any) -> Item:
+        return cls(
+            id=row.id,
+            type=row.type,
+            status=row.status,
+            author=row.author or 0,
+            parent=row.parent or 0,
+            menu_order=row.menu_order or 0,
+            slug=row.slug,
+            title=row.title,
+            content=row.content,
+            excerpt=row.excerpt,
+            password=row.password,
+            date_local=row.date_local,
+            date_utc=row.date_utc,
+            modified_local=row.modified_local,
+            modified_utc=row.modified_utc,
+            comment_status=row.comment_status,
+            ping_status=row.ping_status,
+            mime_type=row.mime_type,
+            guid=row.guid,
+            comment_count=row.comment_count,
+            meta=dict(row.meta or {}),
+        )
+
+    @property
+    def trashed_from(self) -> str | None:
+        """The status the item had before it went to the trash (for the capability mapping)."""
+        value = self.meta.get(TRASH_STATUS_KEY)
+        return str(value) if value else None
+
+    @property
+    def featured_media(self) -> int:
+        try:
+            return int(self.meta.get(THUMBNAIL_KEY) or 0)
+        except (TypeError, ValueError):
+            return 0
+
+    @property
+    def template(self) -> str:
+        return str(self.meta.get(TEMPLATE_KEY) or "")
+
+    @property
+    def format(self) -> str:
+        """The post format, ``standard`` when none is set."""
+        return str(self.meta.get(FORMAT_KEY) or "standard")
+
+    @property
+    def is_floating(self) -> bool:
+        """A draft whose date follows the time it is saved or published (no UTC date stored)."""
+        return self.date_utc is None
+
+
+# -- time -----------------------------------------------------------------------------------------
+
+
+def site_zone(options: dict[str, Any]) -> dt.tzinfo:
+    """The site's time zone: ``timezone_string`` when it names a zone, else the fixed
+    ``gmt_offset`` (hours, possibly fractional), as the reference's wp_timezone."""
+    name = str(options.get("timezone_string") or "").strip()
+    if name and name.upper() != "UTC":
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    elif name:
+        return dt.UTC
+    try:
+        hours = float(options.get("gmt_offset") or 0)
+    except (TypeError, ValueError):
+        hours = 0.0
+    return dt.timezone(dt.timedelta(minutes=round(hours * 60))) if hours else dt.UTC
+
+
+def now_utc() -> dt.datetime:
+    """Now in UTC, naive, to the second (the reference's MySQL datetimes have no fraction)."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+
+
+def to_utc(local: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    """A naive wall time of the site's zone as naive UTC."""
+    return local.replace(tzinfo=zone).astimezone(dt.UTC).replace(tzinfo=None)
+
+
+def to_local(utc: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    """A naive UTC time as the site's naive wall time."""
+    return utc.replace(tzinfo=dt.UTC).astimezone(zone).replace(tzinfo=None)
+
+
+def date_gmt(item: Item, zone: dt.tzinfo) -> dt.datetime:
+    """The item's UTC date; a floating draft's is derived from its local date (cms-api.md 2.7)."""
+    return item.date_utc if item.date_utc is not None else to_utc(item.date_local, zone)
+
+
+def rest_date(value: dt.datetime | None) -> str | None:
+    """``YYYY-MM-DDTHH:MM:SS`` (the reference's mysql_to_rfc3339: no zone, no fraction)."""
+    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def input_date(value: dt.datetime, *, is_utc: bool, zone: dt.tzinfo) -> tuple[dt.datetime, dt.datetime]:
+    """(local, utc) for a parsed ``date`` or ``date_gmt`` argument (rest_get_date_with_gmt).
+
+    A ``date`` without zone is the site's wall time; with a zone it is converted. A
+    ``date_gmt`` is UTC whatever zone it names (the reference replaces the offset).
+    """
+    if is_utc:
+        utc = value.replace(tzinfo=None, microsecond=0)
+        return to_local(utc, zone), utc
+    if value.tzinfo is None:
+        local = value.replace(microsecond=0)
+        return local, to_utc(local, zone)
+    utc = value.astimezone(dt.UTC).replace(tzinfo=None, microsecond=0)
+    return to_local(utc, zone), utc
+
+
+# -- what the service knows of the site and the requester ----------------------------------------
+
+
+@dataclass
+class Context:
+    """The site options, home address and acting user of a service call.
+
+    ``site`` (optional) is told about option writes (``update_option``) so its options cache
+    drops them at once; without it options are written straight to the table.
+    """
+
+    options: dict[str, Any]
+    home: str
+    user: Any = None
+    site: Any = None
+
+    @cached_property
+    def zone(self) -> dt.tzinfo:
+        return site_zone(self.options)
+
+    @property
+    def permalink_structure(self) -> str:
+        value = self.options.get("permalink_structure")
+        return DEFAULT_PERMALINK_STRUCTURE if value is None else str(value)
+
+    @property
+    def sticky_ids(self) -> list[int]:
+        return _int_list(self.options.get("sticky_posts"))
+
+    @property
+    def user_id(self) -> int:
+        return int(getattr(self.user, "id", 0) or 0)
+
+    def can(self, capability: str, *args: Any) -> bool:
+        user = self.user
+        return bool(user) and user.can(capability, *args)
+
+    def set_option(self, conn: sa.Connection, name: str, value: Any) -> None:
+        if self.site is not None:
+            self.site.update_option(conn, name, value)
+        else:
+            store_options.set_option(conn, name, value)
+        self.options = {**self.options, name: value}
+
+
+def _int_list(value: Any) -> list[int]:
+    if not isinstance(value, (list, tuple)):
+        return []
+    found: list[int] = []
+    for entry in value:
+        try:
+            found.append(int(entry))
+        except (TypeError, ValueError):
+            continue
+    return found
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def get_item(conn: sa.Connection, item_id: int, content_type: str | None = None) -> Item | None:
+    """The item ``item_id`` (of ``content_type`` when given), or None."""
+    if item_id <= 0:
+        return None
+    stmt = sa.select(posts).where(posts.c.id == item_id)
+    if content_type is not None:
+        stmt = stmt.where(posts.c.type == content_type)
+    row = conn.execute(stmt).first()
+    return Item.from_row(row) if row else None
+
+
+def get_items(conn: sa.Connection, ids: Iterable[int]) -> dict[int, Item]:
+    """Items by id, in one query (missing ids are absent)."""
+    wanted = sorted({int(i) for i in ids if i and int(i) > 0})
+    if not wanted:
+        return {}
+    return {row.id: Item.from_row(row) for row in conn.execute(sa.select(posts).where(posts.c.id.in_(wanted)))}
+
+
+def get_items_with_parents(conn: sa.Connection, ids: Iterable[int]) -> dict[int, Item]:
+    """Items by id together with their parents, in one query (what ``public_status`` needs)."""
+    wanted = sorted({int(i) for i in ids if i and int(i) > 0})
+    if not wanted:
+        return {}
+    parents = sa.select(posts.c.parent).where(posts.c.id.in_(wanted))
+    stmt = sa.select(posts).where(sa.or_(posts.c.id.in_(wanted), posts.c.id.in_(parents)))
+    return {row.id: Item.from_row(row) for row in conn.execute(stmt)}
+
+
+def public_status(item: Item, known: dict[int, Item], depth: int = 0) -> str:
+    """The status the reference's get_post_status reports: an attachment inherits its
+    parent's (an unattached one counts as published); ``known`` holds the parents."""
+    if item.type != "attachment":
+        return item.status
+    if item.status != "inherit":
+        return item.status if item.status in ("private", "trash", "auto-draft") else "publish"
+    parent = known.get(item.parent) if item.parent and item.parent != item.id else None
+    if parent is None or depth > 8:
+        return "publish"
+    status = public_status(parent, known, depth + 1)
+    if status == "trash":
+        return parent.trashed_from or "publish"
+    return status
+
+
+def lock_item(conn: sa.Connection, item_id: int, content_type: str) -> Item | None:
+    """Read an item inside a write transaction and lock its row until the transaction ends
+    (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's single writer needs no row lock), so a
+    concurrent update cannot be lost between our read and our write."""
+    row = conn.execute(
+        sa.select(posts).where(posts.c.id == item_id, posts.c.type == content_type).with_for_update()
+    ).first()
+    return Item.from_row(row) if row else None
+
+
+# -- collections ----------------------------------------------------------------------------------
+
+
+@dataclass
+class TaxFilter:
+    """One taxonomy condition of a listing: items with (``IN``), with all of (``AND``) or
+    without (``NOT IN``) these terms; ``include_children`` extends the terms to their
+    descendants."""
+
+    taxonomy: str
+    terms: list[int]
+    include_children: bool = False
+    operator: str = "IN"
+
+
+@dataclass
+class ItemQuery:
+    """The filters, order and page of a collection (the reference's WP_Query arguments).
+
+    Dates are the site's wall time; ``statuses`` must already be resolved (no ``any``);
+    ``include`` of ``[0]`` matches nothing. ``offset`` replaces the page offset.
+    """
+
+    type: str
+    statuses: Sequence[str] = ("publish",)
+    page: int = 1
+    per_page: int = 10
+    offset: int | None = None
+    search: str = ""
+    search_columns: Sequence[str] = ()
+    exact_search: bool = False
+    hide_protected: bool = False
+    after: dt.datetime | None = None
+    before: dt.datetime | None = None
+    modified_after: dt.datetime | None = None
+    modified_before: dt.datetime | None = None
+    authors: Sequence[int] = ()
+    authors_exclude: Sequence[int] = ()
+    include: Sequence[int] = ()
+    exclude: Sequence[int] = ()
+    parents: Sequence[int] = ()
+    parents_exclude: Sequence[int] = ()
+    slugs: Sequence[str] = ()
+    menu_order: int | None = None
+    formats: Sequence[str] | None = None
+    tax_filters: Sequence[TaxFilter] = ()
+    tax_relation: str = "AND"
+    order: str = "desc"
+    orderby: str = "date"
+
+
+@dataclass
+class ItemPage:
+    """One page of a collection and the number of items matching without paging."""
+
+    items: list[Item]
+    total: int
+
+
+SEARCH_COLUMNS = {"post_title": posts.c.title, "post_excerpt": posts.c.excerpt, "post_content": posts.c.content}
+# The reference's search stopwords (terms it ignores unless quoted).
+_STOPWORDS = frozenset(
+    "about an are as at be by com for from how in is it of on or that the this to was what when where who will with www".split()
+)
+_SEARCH_TERM = re.compile(r'".*?("|$)|((?<=[\t ",+])|^)[^\t ",+]+')
+
+
+def search_terms(text: str) -> tuple[list[str], int]:
+    """The terms a search string is split into (quoted phrases kept, one-letter words and
+    stopwords dropped; 10 or more terms search the whole string) and the raw term count."""
+    matches = [m.group(0) for m in _SEARCH_TERM.finditer(text)]
+    if not matches:
+        return [text], 0
+    kept: list[str] = []
+    for raw in matches:
+        quoted = raw.startswith('"') and raw.endswith('"') and len(raw) > 1
+        term = raw.strip('"').strip() if quoted else raw.strip('" \t\r\n')
+        if not term or (len(term) == 1 and re.fullmatch(r"[a-z\-]", term, re.I)):
+            continue
+        if not quoted and term.lower() in _STOPWORDS:
+            continue
+        kept.append(term)
+    if not kept or len(kept) > 9:
+        kept = [text]
+    return kept, len(matches)
+
+
+def _like(term: str) -> str:
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _search_condition(query: ItemQuery) -> tuple[Any, Any]:
+    """The WHERE clause and the relevance ORDER BY expression of a search."""
+    terms_, count = search_terms(query.search)
+    columns = [SEARCH_COLUMNS[c] for c in query.search_columns if c in SEARCH_COLUMNS] or list(SEARCH_COLUMNS.values())
+    wildcard = "" if query.exact_search else "%"
+    clauses: list[Any] = []
+    title_matches: list[Any] = []
+    for term in terms_:
+        exclude = term.startswith("-") and len(term) > 1
+        if exclude:
+            term = term[1:]
+        pattern = f"{wildcard}{_like(term)}{wildcard}"
+        if exclude:
+            clauses.append(sa.and_(*[sa.not_(col.ilike(pattern, escape="\\")) for col in columns]))
+        else:
+            clauses.append(sa.or_(*[col.ilike(pattern, escape="\\") for col in columns]))
+            if wildcard:
+                title_matches.append(posts.c.title.ilike(f"%{_like(term)}%", escape="\\"))
+    condition = sa.and_(*clauses)
+    # Relevance (the reference's parse_search_order): whole phrase in title, all words in title,
+    # any word in title, phrase in excerpt, phrase in content, the rest.
+    if count > 1:
+        whens: list[tuple[Any, int]] = []
+        phrase = None if re.search(r"(?:\s|^)-", query.search) else f"%{_like(query.search)}%"
+        if phrase:
+            whens.append((posts.c.title.ilike(phrase, escape="\\"), 1))
+        if title_matches and len(title_matches) < 7:
+            whens.append((sa.and_(*title_matches), 2))
+            if len(title_matches) > 1:
+                whens.append((sa.or_(*title_matches), 3))
+        if phrase:
+            whens.append((posts.c.excerpt.ilike(phrase, escape="\\"), 4))
+            whens.append((posts.c.content.ilike(phrase, escape="\\"), 5))
+        relevance = sa.case(*whens, else_=6).asc() if whens else None
+    else:
+        relevance = sa.case((title_matches[0], 1), else_=0).desc() if title_matches else None
+    return condition, relevance
+
+
+def _term_set(filter_: TaxFilter) -> Any:
+    """A SELECT of the term ids a filter means: its terms of its taxonomy, with descendants when
+    asked (a recursive query inside the listing statement: no extra round trip)."""
+    from ..store.tables import terms as terms_table
+
+    base = sa.select(terms_table.c.id).where(
+        terms_table.c.id.in_([int(t) for t in filter_.terms]), terms_table.c.taxonomy == filter_.taxonomy
+    )
+    if not filter_.include_children:
+        return base
+    # One statement may hold several such trees: each needs a name of its own.
+    tree = base.cte(f"term_tree_{id(filter_)}", recursive=True)
+    child = terms_table.alias()
+    tree = tree.union(
+        sa.select(child.c.id).join(tree, child.c.parent == tree.c.id).where(child.c.taxonomy == filter_.taxonomy)
+    )
+    return sa.select(tree.c.id)
+
+
+def _tax_condition(filter_: TaxFilter) -> Any:
+    from ..store.tables import term_links
+
+    wanted = _term_set(filter_)
+    linked = sa.select(term_links.c.object_id).where(term_links.c.term_id.in_(wanted))
+    if filter_.operator == "NOT IN":
+        return posts.c.id.notin_(linked)
+    if filter_.operator == "AND":
+        # Every one of the (expanded) terms: as many links among them as there are terms.
+        have = (
+            sa.select(sa.func.count())
+            .select_from(term_links)
+            .where(term_links.c.object_id == posts.c.id, term_links.c.term_id.in_(wanted))
+            .scalar_subquery()
+        )
+        need = sa.select(sa.func.count()).select_from(wanted.subquery()).scalar_subquery()
+        return sa.and_(need > 0, have == need)
+    return posts.c.id.in_(linked)
+
+
+def _format_column() -> Any:
+    return sa.func.coalesce(posts.c.meta[FORMAT_KEY].as_string(), "")
+
+
+def _conditions(query: ItemQuery) -> tuple[list[Any], Any]:
+    conditions: list[Any] = [posts.c.type == query.type]
+    statuses = list(dict.fromkeys(query.statuses))
+    conditions.append(posts.c.status == statuses[0] if len(statuses) == 1 else posts.c.status.in_(statuses))
+    relevance = None
+    if query.search:
+        condition, relevance = _search_condition(query)
+        conditions.append(condition)
+        if query.hide_protected:
+            # The reference hides password-protected items from anonymous searches.
+            conditions.append(posts.c.password == "")
+    if query.after is not None:
+        conditions.append(posts.c.date_local > query.after)
+    if query.before is not None:
+        conditions.append(posts.c.date_local < query.before)
+    if query.modified_after is not None:
+        conditions.append(posts.c.modified_local > query.modified_after)
+    if query.modified_before is not None:
+        conditions.append(posts.c.modified_local < query.modified_before)
+    if query.authors:
+        conditions.append(posts.c.author.in_([int(a) for a in query.authors]))
+    if query.authors_exclude:
+        excluded = [int(a) for a in query.authors_exclude]
+        conditions.append(sa.or_(posts.c.author.is_(None), posts.c.author.notin_(excluded)))
+    if query.include:
+        conditions.append(posts.c.id.in_([int(i) for i in query.include]))
+    if query.exclude:
+        conditions.append(posts.c.id.notin_([int(i) for i in query.exclude]))
+    if query.parents:
+        conditions.append(posts.c.parent.in_([int(p) for p in query.parents]))
+    if query.parents_exclude:
+        conditions.append(posts.c.parent.notin_([int(p) for p in query.parents_exclude]))
+    if query.slugs:
+        conditions.append(posts.c.slug.in_(list(query.slugs)))
+    if query.menu_order is not None:
+        conditions.append(posts.c.menu_order == int(query.menu_order))
+    tax = [_tax_condition(f) for f in query.tax_filters if f.terms]
+    if tax:
+        conditions.append(sa.or_(*tax) if query.tax_relation == "OR" else sa.and_(*tax))
+    if query.formats is not None:
+        wanted = [f for f in query.formats if f != "standard"]
+        options: list[Any] = []
+        if "standard" in query.formats:
+            options.append(_format_column() == "")
+        if wanted:
+            options.append(_format_column().in_(wanted))
+        conditions.append(sa.or_(*options) if options else sa.false())
+    return conditions, relevance
+
+
+def _ordering(conn: sa.Connection, query: ItemQuery, relevance: Any) -> list[Any]:
+    descending = query.order != "asc"
+
+    def direct(column: Any) -> Any:
+        return column.desc() if descending else column.asc()
+
+    tie = direct(posts.c.id)
+    orderby = query.orderby
+    if orderby == "relevance" and relevance is not None:
+        return [relevance, posts.c.date_local.desc(), posts.c.id.desc()]
+    if orderby == "include" and query.include:
+        key = sa.case({int(v): i for i, v in enumerate(query.include)}, value=posts.c.id, else_=len(query.include))
+        return [key.asc()]
+    if orderby == "include_slugs" and query.slugs:
+        key = sa.case({v: i for i, v in enumerate(query.slugs)}, value=posts.c.slug, else_=len(query.slugs))
+        return [key.asc(), tie]
+    if orderby == "title":
+        # The reference's MySQL collation compares titles without case.
+        title = sa.func.lower(posts.c.title)
+        return [direct(title.collate("C") if conn.dialect.name == "postgresql" else title), tie]
+    columns = {
+        "author": posts.c.author,
+        "date": posts.c.date_local,
+        "id": posts.c.id,
+        "modified": posts.c.modified_local,
+        "parent": posts.c.parent,
+        "slug": posts.c.slug,
+        "menu_order": posts.c.menu_order,
+    }
+    column = columns.get(orderby, posts.c.date_local)
+    return [tie] if column is posts.c.id else [direct(column), tie]
+
+
+def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False) -> ItemPage:
+    """One page of items and the total matching, in one statement (a window count over the
+    filtered rows); a second, counting statement runs only when the page is past the end.
+    ``count_only`` (HEAD requests) reads the total alone."""
+    conditions, relevance = _conditions(query)
+    count_stmt = sa.select(sa.func.count()).select_from(posts).where(*conditions)
+    if count_only:
+        return ItemPage([], conn.execute(count_stmt).scalar_one())
+    offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
+    stmt = (
+        sa.select(posts, sa.func.count().over().label("_total"))
+        .where(*conditions)
+        .order_by(*_ordering(conn, query, relevance))
+        .limit(query.per_page)
+        .offset(max(offset, 0))
+    )
+    rows = conn.execute(stmt).all()
+    if rows:
+        return ItemPage([Item.from_row(row) for row in rows], rows[0]._total)
+    total = conn.execute(count_stmt).scalar_one() if offset > 0 else 0
+    return ItemPage([], total)
+
+
+# -- what a page of items needs besides its rows --------------------------------------------------
+
+
+@dataclass
+class Related:
+    """What preparing a page of items needs beyond their rows, each loaded in one query.
+
+    ``terms``: item id -> taxonomy -> terms; ``revisions``: item id -> (count, latest id);
+    ``media``: featured media items (and their parents) by id; ``uris``: item id -> page path
+    (hierarchical types); ``generated``: item id -> the slug its title would get.
+    """
+
+    terms: dict[int, dict[str, list[Any]]] = field(default_factory=dict)
+    revisions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    media: dict[int, Item] = field(default_factory=dict)
+    uris: dict[int, str] = field(default_factory=dict)
+    generated: dict[int, str] = field(default_factory=dict)
+
+
+def rest_taxonomies_of(content_type: ContentType) -> list[Any]:
+    """The REST-visible taxonomies of a type, in registration order."""
+    return [t for t in taxonomies.taxonomies_for_type(content_type.name) if t.show_in_rest]
+
+
+def load_related(
+    conn: sa.Connection,
+    content_type: ContentType,
+    items: Sequence[Item],
+    *,
+    terms: bool = True,
+    revisions: bool = True,
+    media: bool = True,
+    uris: bool = True,
+) -> Related:
+    """Terms, revision counts, featured media and page paths for a page of items: one grouped
+    query each (only those the type has), so a page of 100 costs what a page of 1 does."""
+    related = Related()
+    if not items:
+        return related
+    ids = [item.id for item in items]
+    if terms:
+        names = [t.name for t in taxonomies.taxonomies_for_type(content_type.name)]
+        if names:
+            related.terms = taxonomies.get_object_terms(conn, ids, names)
+    if revisions:
+        related.revisions = revision_counts(conn, ids)
+    if media and content_type.has_rest_feature("thumbnail"):
+        related.media = get_items_with_parents(conn, [item.featured_media for item in items if item.featured_media])
+    if uris and content_type.hierarchical:
+        related.uris = page_uris(conn, items)
+    return related
+
+
+def revision_counts(conn: sa.Connection, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """(number of revisions, id of the latest) per item that has revisions, in one query."""
+    if not ids:
+        return {}
+    stmt = (
+        sa.select(posts.c.parent, sa.func.count(), sa.func.max(posts.c.id))
+        .where(posts.c.type == "revision", posts.c.parent.in_(list(ids)))
+        .group_by(posts.c.parent)
+    )
+    return {parent: (count, latest) for parent, count, latest in conn.execute(stmt)}
+
+
+def page_uris(conn: sa.Connection, items: Sequence[Item]) -> dict[int, str]:
+    """The path of each item under its ancestors (``parent-slug/child-slug``), the reference's
+    get_page_uri, for all items in one recursive query."""
+    if not items:
+        return {}
+    with_parent = [item for item in items if item.parent]
+    uris = {item.id: item.slug for item in items}
+    if not with_parent:
+        return uris
+    start = sa.select(
+        sa.literal_column("0").label("depth"),
+        posts.c.id.label("item"),
+        posts.c.parent.label("next_id"),
+    ).where(posts.c.id.in_([item.id for item in with_parent]))
+    chain = start.cte("ancestry", recursive=True)
+    up = posts.alias("up")
+    chain = chain.union_all(
+        sa.select((chain.c.depth + 1).label("depth"), chain.c.item, up.c.parent)
+        .join(up, up.c.id == chain.c.next_id)
+        .where(chain.c.next_id != 0, chain.c.depth < _HIERARCHY_LIMIT)
+    )
+    stmt = (
+        sa.select(chain.c.item, chain.c.depth, posts.c.slug)
+        .join(posts, posts.c.id == chain.c.next_id)
+        .where(chain.c.next_id != 0)
+        .order_by(chain.c.item, chain.c.depth)
+    )
+    ancestors: dict[int, list[str]] = {}
+    for item_id, _depth, slug in conn.execute(stmt):
+        ancestors.setdefault(item_id, []).append(slug)
+    for item in with_parent:
+        path = [slug for slug in reversed(ancestors.get(item.id, [])) if slug]
+        uris[item.id] = "/".join([*path, item.slug])
+    return uris
+
+
+# -- addresses ------------------------------------------------------------------------------------
+
+
+def plain_link_forced(ctx: Context, item: Item, *, sample: bool = False) -> bool:
+    """The reference's wp_force_plain_post_permalink: only viewable (published) items, private
+    items the requester may read, and samples of protected ones get pretty links."""
+    status = STATUSES.get(item.status)
+    if status is None or item.type not in TYPES:
+        return True
+    if status.public:
+        return False
+    if status.private and ctx.can("read_post", item):
+        return False
+    return not (status.protected and sample)
+
+
+def _fill_structure(ctx: Context, item: Item, structure: str, slug: str) -> str:
+    local = item.date_local
+    values = {
+        "%year%": f"{local.year:04d}",
+        "%monthnum%": f"{local.month:02d}",
+        "%day%": f"{local.day:02d}",
+        "%hour%": f"{local.hour:02d}",
+        "%minute%": f"{local.minute:02d}",
+        "%second%": f"{local.second:02d}",
+        "%postname%": slug,
+        "%post_id%": str(item.id),
+        # Categories and authors in permalinks would need a query per item; calpress sites use
+        # the default category's slug and the author id instead.
+        "%category%": "uncategorized",
+        "%author%": str(item.author),
+    }
+    for token, value in values.items():
+        structure = structure.replace(token, value)
+    return structure
+
+
+def _trailing(url_path: str, slashed: bool) -> str:
+    return url_path.rstrip("/") + "/" if slashed else url_path.rstrip("/")
+
+
+def permalink(
+    ctx: Context, item: Item, *, uri: str | None = None, leavename: bool = False, sample: bool = False
+) -> str:
+    """The item's public address (cms-api.md 2.5): ``{home}/{slug}/`` style when published and
+    pretty permalinks are on, the ``?p=``/``?page_id=`` form otherwise. ``uri`` is the page path
+    of a hierarchical item (``page_uris``); ``leavename`` keeps the ``%postname%`` /
+    ``%pagename%`` token (permalink templates)."""
+    home = ctx.home.rstrip("/")
+    content_type = TYPES.get(item.type)
+    structure = ctx.permalink_structure
+    forced_plain = plain_link_forced(ctx, item, sample=sample)
+    if item.type == "page":
+        if (
+            not leavename
+            and not sample
+            and ctx.options.get("show_on_front") == "page"
+            and int(ctx.options.get("page_on_front") or 0) == item.id
+        ):
+            return home + "/"
+        if structure and (not forced_plain or sample):
+            path = "%pagename%" if leavename else (uri if uri is not None else item.slug)
+            return home + "/" + _trailing(path, structure.endswith("/"))
+        return f"{home}/?page_id={item.id}"
+    if item.type == "attachment":
+        return f"{home}/?attachment_id={item.id}"
+    if content_type is not None and not content_type.builtin:
+        slug = uri if (content_type.hierarchical and uri is not None) else item.slug
+        if structure and content_type.permastruct and (not forced_plain or sample):
+            path = content_type.permastruct if leavename else content_type.permastruct.replace(f"%{item.type}%", slug)
+            return home + "/" + _trailing(path, structure.endswith("/"))
+        if not forced_plain:
+            return f"{home}/?{item.type}={slug}"
+        return f"{home}/?post_type={item.type}&p={item.id}"
+    if structure and not forced_plain:
+        path = _fill_structure(ctx, item, structure, "%postname%" if leavename else item.slug)
+        return home + "/" + path.lstrip("/")
+    return f"{home}/?p={item.id}"
+
+
+def sample_permalink(ctx: Context, item: Item, *, generated: str, uri: str | None = None) -> tuple[str, str]:
+    """``permalink_template`` and ``generated_slug`` (the reference's get_sample_permalink with
+    the title as the name): the address with its name token, and the unique slug the title
+    gives (``generated``, from ``generated_slugs``)."""
+    status = "publish" if item.status in ("auto-draft", "draft", "pending", "future") else item.status
+    content_type = TYPES[item.type]
+    sample = Item(**{**item.__dict__, "status": status, "slug": generated})
+    template = permalink(ctx, sample, leavename=True, sample=True)
+    if content_type.hierarchical and uri and "/" in uri:
+        template = template.replace("%pagename%", f"{uri.rsplit('/', 1)[0]}/%pagename%")
+    if not content_type.builtin:
+        template = template.replace(f"%{item.type}%", "%pagename%")
+    return template, generated
+
+
+def generated_slugs(conn: sa.Connection, ctx: Context, content_type: ContentType, found: Sequence[Item]) -> dict[int, str]:
+    """The slug each item's title would get if it were published now (``generated_slug``),
+    for a whole page of items in one query."""
+    bases = {item.id: sanitize_title(item.title, str(item.id)) for item in found}
+    taken = taken_slugs(conn, content_type, bases.values())
+    return {
+        item.id: _unique_among(ctx, content_type, bases[item.id], item.id, item.parent, taken, item.slug) for item in found
+    }
+
+
+# -- slugs ----------------------------------------------------------------------------------------
+
+
+def _slug_is_bad(ctx: Context, content_type: ContentType, slug: str, current_slug: str) -> bool:
+    if slug in RESERVED_SLUGS:
+        return True
+    if content_type.hierarchical:
+        # Would look like a paged URL.
+        return re.fullmatch(r"(page)?\d+", slug) is not None
+    if content_type.name == "post" and slug != current_slug and slug.isdigit() and int(slug):
+        # Would look like a date archive: /2024/ or /2024/05/ under the permalink structure.
+        parts = [p for p in ctx.permalink_structure.split("/") if p]
+        if "%postname%" in parts:
+            index = parts.index("%postname%")
+            number = int(slug)
+            if index == 0:
+                return True
+            if parts[index - 1] == "%year%" and number < 13:
+                return True
+            if parts[index - 1] == "%monthnum%" and number < 32:
+                return True
+    return False
+
+
+def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[str]) -> list[tuple[int, int, str]]:
+    """(id, parent, slug) of the items whose slugs a new slug made from ``bases`` could clash
+    with: the bases themselves and their ``-N`` variants, within the type's slug namespace
+    (hierarchical types share theirs with attachments; attachments with everything)."""
+    wanted = sorted({base for base in bases if base})
+    if not wanted:
+        return []
+    matches = [posts.c.slug.in_(wanted), *[posts.c.slug.like(_like(base) + "-%", escape="\\") for base in wanted]]
+    conditions: list[Any] = [sa.or_(*matches)]
+    if content_type.name != "attachment":
+        types = [content_type.name, "attachment"] if content_type.hierarchical else [content_type.name]
+        conditions.append(posts.c.type.in_(types))
+    return [(row.id, row.parent, row.slug) for row in conn.execute(sa.select(posts.c.id, posts.c.parent, posts.c.slug).where(*conditions))]
+
+
+def _unique_among(
+    ctx: Context,
+    content_type: ContentType,
+    slug: str,
+    item_id: int,
+    parent: int,
+    taken: Sequence[tuple[int, int, str]],
+    current_slug: str,
+) -> str:
+    hierarchical = content_type.hierarchical and content_type.name != "attachment"
+    used = {s for (other, other_parent, s) in taken if other != item_id and (not hierarchical or other_parent == parent)}
+    return unique_slug(
+        slug,
+        lambda candidate: candidate in used or _slug_is_bad(ctx, content_type, candidate, current_slug),
+        max_length=MAX_SLUG,
+    )
+
+
+def unique_item_slug(
+    conn: sa.Connection,
+    ctx: Context,
+    content_type: ContentType,
+    slug: str,
+    *,
+    item_id: int,
+    parent: int,
+    status: str,
+    current_slug: str = "",
+) -> str:
+    """``slug`` made unique: per type (among siblings for hierarchical types, which also share
+    the namespace of attachments), ``-2``, ``-3``... appended; drafts keep theirs as given (the
+    reference's wp_unique_post_slug). One query fetches every slug the suffixes could clash with."""
+    if status in SLUGLESS_STATUSES or not slug:
+        return slug
+    taken = taken_slugs(conn, content_type, [slug])
+    return _unique_among(ctx, content_type, slug, item_id, parent, taken, current_slug)
+
+
+def _lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
+    """Serialise slug choices of one type across PostgreSQL workers until the transaction ends
+    (two concurrent saves would otherwise both find ``hello`` free). SQLite's single writer
+    serialises them already."""
+    if conn.dialect.name == "postgresql":
+        key = zlib.crc32(f"calpress-slug:{content_type.name}".encode())
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
+# -- writing --------------------------------------------------------------------------------------
+
+
+@dataclass
+class ItemChanges:
+    """What a create or an update asks for. Fields left None keep their value (or take the
+    default on create). ``date`` is (local, utc); ``reset_date`` makes the date float again.
+    ``meta`` holds registered keys (None deletes one); ``terms`` maps taxonomy -> term ids.
+    ``unique_draft_slug``: a draft's given slug is made unique as if published (the REST API
+    does so, so that the returned slug is the one publishing would keep)."""
+
+    title: str | None = None
+    content: str | None = None
+    excerpt: str | None = None
+    status: str | None = None
+    slug: str | None = None
+    password: str | None = None
+    author: int | None = None
+    parent: int | None = None
+    menu_order: int | None = None
+    comment_status: str | None = None
+    ping_status: str | None = None
+    date: tuple[dt.datetime, dt.datetime] | None = None
+    reset_date: bool = False
+    featured_media: int | None = None
+    template: str | None = None
+    format: str | None = None
+    sticky: bool | None = None
+    meta: dict[str, Any] | None = None
+    terms: dict[str, list[int]] = field(default_factory=dict)
+    unique_draft_slug: bool = False
+
+
+def _check_parent(conn: sa.Connection, item_id: int, parent: int) -> int:
+    """``parent``, or 0 when it would make the item its own ancestor (the reference's
+    wp_check_post_hierarchy_for_loops: such a parent is dropped, not refused)."""
+    if not parent or not item_id:
+        return parent
+    if parent == item_id:
+        return 0
+    start = sa.select(posts.c.id, posts.c.parent, sa.literal_column("0").label("depth")).where(posts.c.id == parent)
+    chain = start.cte("parents", recursive=True)
+    up = posts.alias("up")
+    chain = chain.union_all(
+        sa.select(up.c.id, up.c.parent, (chain.c.depth + 1).label("depth"))
+        .join(chain, up.c.id == chain.c.parent)
+        .where(chain.c.parent != 0, chain.c.depth < _HIERARCHY_LIMIT)
+    )
+    found = conn.execute(sa.select(chain.c.id).where(chain.c.id == item_id).limit(1)).first()
+    return 0 if found else parent
+
+
+def _kses(ctx: Context, title: str, content: str, excerpt: str) -> tuple[str, str, str]:
+    """Users without ``unfiltered_html`` have their markup filtered on every save, as the
+    reference's kses filters do (on the merged fields, so an edit of the title of a post whose
+    content was written by an administrator filters that content too)."""
+    if ctx.can("unfiltered_html"):
+        return title, content, excerpt
+    return rendering.kses_title(title), rendering.kses_post(content), rendering.kses_post(excerpt)
+
+
+def _meta_value(field_: Any, value: Any) -> Any:
+    if not field_.single:
+        return list(value) if isinstance(value, (list, tuple)) else [value]
+    return value
+
+
+def _apply_meta(meta: dict[str, Any], content_type: ContentType, changes: ItemChanges) -> dict[str, Any]:
+    meta = dict(meta)
+    if changes.featured_media is not None:
+        if changes.featured_media:
+            meta[THUMBNAIL_KEY] = int(changes.featured_media)
+        else:
+            meta.pop(THUMBNAIL_KEY, None)
+    if changes.template is not None:
+        if changes.template:
+            meta[TEMPLATE_KEY] = changes.template
+        else:
+            meta.pop(TEMPLATE_KEY, None)
+    if changes.format:
+        if changes.format == "standard":
+            meta.pop(FORMAT_KEY, None)
+        else:
+            meta[FORMAT_KEY] = changes.format
+    if changes.meta:
+        fields = registered_meta(content_type)
+        for name, value in changes.meta.items():
+            field_ = fields.get(name)
+            if field_ is None:
+                continue  # unregistered keys are ignored
+            if value is None or (value == [] and not field_.single):
+                meta.pop(name, None)
+            else:
+                meta[name] = _meta_value(field_, value)
+    return meta
+
+
+def _save(
+    conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges, before: Item | None
+) -> Item:
+    """The reference's wp_insert_post, for a new item (``before`` None) or an existing one."""
+    zone = ctx.zone
+    now = now_utc()
+    creating = before is None
+
+    def pick(value: Any, attribute: str, default: Any) -> Any:
+        if value is not None:
+            return value
+        return getattr(before, attribute) if before is not None else default
+
+    title = pick(changes.title, "title", "")
+    content = pick(changes.content, "content", "")
+    excerpt = pick(changes.excerpt, "excerpt", "")
+    if (
+        content_type.name != "attachment"
+        and not content
+        and not title
+        and not excerpt
+        and all(content_type.supports_feature(f) for f in ("editor", "title", "excerpt"))
+    ):
+        raise ItemError("empty_content", "Content, title, and excerpt are empty.", status=400)
+    title, content, excerpt = _kses(ctx, title, content, excerpt)
+
+    previous_status = before.status if before is not None else "new"
+    status = changes.status or (before.status if before is not None else content_type.default_status)
+    author = pick(changes.author, "author", ctx.user_id)
+    parent = int(pick(changes.parent, "parent", 0) or 0)
+    if content_type.hierarchical and before is not None:
+        parent = _check_parent(conn, before.id, parent)
+    menu_order = int(pick(changes.menu_order, "menu_order", 0) or 0)
+    password = pick(changes.password, "password", "")
+    comment_status = changes.comment_status or (
+        before.comment_status if before is not None else default_comment_status(content_type, "comment", ctx.options)
+    )
+    ping_status = changes.ping_status or (
+        before.ping_status if before is not None else default_comment_status(content_type, "ping", ctx.options)
+    )
+    meta = _apply_meta(before.meta if before is not None else {}, content_type, changes)
+
+    # Slug: given, kept, or (for what is not a draft) made from the title.
+    slug = changes.slug if changes.slug is not None else (before.slug if before is not None else "")
+    if status == "pending":
+        can_publish = ctx.can(content_type.caps["publish_posts"]) if creating else ctx.can("publish_post", before)
+        if not can_publish:
+            slug = ""  # a contributor's pending item waits for its slug until it is published
+    if not slug:
+        slug = "" if status in SLUGLESS_STATUSES else sanitize_title(title)
+    else:
+        slug = sanitize_title(slug)
+
+    # Dates (cms-api.md 2.7).
+    if changes.reset_date:
+        date_local, date_utc = None, None
+    elif changes.date is not None:
+        date_local, date_utc = changes.date
+    elif before is not None:
+        date_local, date_utc = before.date_local, before.date_utc
+        if before.status in SLUGLESS_STATUSES and before.date_utc is None:
+            date_local, date_utc = to_local(now, zone), None  # a floating draft takes the time of its save
+    else:
+        date_local, date_utc = None, None
+    if date_local is None:
+        date_local = to_local(date_utc, zone) if date_utc is not None else to_local(now, zone)
+    if date_utc is None and status not in FLOATING_STATUSES:
+        date_utc = to_utc(date_local, zone)
+    if creating and date_utc is not None:
+        modified_local, modified_utc = date_local, date_utc  # a new item was last modified when it is dated
+    else:
+        modified_local, modified_utc = to_local(now, zone), now
+    if content_type.name != "attachment" and date_utc is not None:
+        ahead = (date_utc - now).total_seconds()
+        if status == "publish" and ahead >= 60:
+            status = "future"
+        elif status == "future" and ahead < 60:
+            status = "publish"
+    if status == "private":
+        password = ""
+
+    # The trash keeps the slug aside so that other items may take it meanwhile.
+    if previous_status == "trash" and status != "trash":
+        desired = meta.pop(DESIRED_SLUG_KEY, None)
+        if desired:
+            slug = str(desired)
+        meta.pop(TRASH_STATUS_KEY, None)
+        meta.pop(TRASH_TIME_KEY, None)
+    if status == "trash" and previous_status not in ("trash", "new"):
+        if not slug.endswith("__trashed"):
+            meta[DESIRED_SLUG_KEY] = slug
+            slug = truncate_slug(slug, 191) + "__trashed"
+
+    _lock_slugs(conn, content_type)
+    item_id = before.id if before is not None else 0
+    current_slug = before.slug if before is not None else ""
+    if slug and (status not in SLUGLESS_STATUSES or (changes.unique_draft_slug and changes.slug)):
+        slug = unique_item_slug(
+            conn, ctx, content_type, slug, item_id=item_id, parent=parent,
+            status="publish" if status in SLUGLESS_STATUSES else status, current_slug=current_slug,
+        )
+
+    values = {
+        "type": content_type.name,
+        "status": status,
+        "author": author or None,
+        "parent": parent,
+        "menu_order": menu_order,
+        "slug": slug,
+        "title": title,
+        "content": content,
+        "excerpt": excerpt,
+        "password": password,
+        "date_local": date_local,
+        "date_utc": date_utc,
+        "modified_local": modified_local,
+        "modified_utc": modified_utc,
+        "comment_status": comment_status,
+        "ping_status": ping_status,
+        "meta": meta,
+    }
+    if creating:
+        item_id = conn.execute(sa.insert(posts).values(**values, guid="").returning(posts.c.id)).scalar_one()
+    else:
+        conn.execute(sa.update(posts).where(posts.c.id == item_id).values(**values))
+    item = get_item(conn, item_id)
+    assert item is not None
+
+    followup: dict[str, Any] = {}
+    if not item.slug and item.status not in SLUGLESS_STATUSES:
+        # No title to make a slug of: the reference falls back to the id.
+        followup["slug"] = unique_item_slug(
+            conn, ctx, content_type, sanitize_title(item.title, str(item.id)), item_id=item.id,
+            parent=item.parent, status=item.status, current_slug=item.slug,
+        )
+        item.slug = followup["slug"]
+    if creating:
+        # The GUID is the address at creation and never changes (cms-api.md 2.5).
+        uri = page_uris(conn, [item]).get(item.id) if content_type.hierarchical else None
+        followup["guid"] = item.guid = permalink(ctx, item, uri=uri)
+    if followup:
+        conn.execute(sa.update(posts).where(posts.c.id == item.id).values(**followup))
+
+    _save_terms(conn, ctx, content_type, item, changes, creating)
+    if not creating and (previous_status == "publish") != (item.status == "publish"):
+        taxonomies.recount_objects(conn, [item.id])
+    if changes.sticky is not None and content_type.name == "post":
+        set_sticky(conn, ctx, item.id, changes.sticky)
+    return item
+
+
+def _save_terms(
+    conn: sa.Connection, ctx: Context, content_type: ContentType, item: Item, changes: ItemChanges, creating: bool
+) -> None:
+    names = {t.name for t in taxonomies.taxonomies_for_type(content_type.name)}
+    if "category" in names and item.status != "auto-draft" and "category" not in changes.terms:
+        # Posts always have a category: new ones (and old ones left without) get the default.
+        has_category = False
+        if not creating:
+            found = taxonomies.get_object_terms(conn, [item.id], ["category"])
+            has_category = bool(found.get(item.id, {}).get("category"))
+        if not has_category:
+            default_id = int(ctx.options.get("default_category") or taxonomies.DEFAULT_CATEGORY_ID)
+            taxonomies.ensure_default_category(conn)
+            taxonomies.set_object_terms(conn, item.id, "category", [default_id])
+    for taxonomy, term_ids in changes.terms.items():
+        if taxonomy in names:
+            taxonomies.set_object_terms(conn, item.id, taxonomy, term_ids)
+
+
+def create_item(conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges) -> Item:
+    """Insert an item of ``content_type`` and its terms, meta and stickiness, in the caller's
+    transaction. Raises ItemError (``empty_content``)."""
+    return _save(conn, ctx, content_type, changes, None)
+
+
+def update_item(conn: sa.Connection, ctx: Context, item: Item, changes: ItemChanges) -> Item:
+    """Apply ``changes`` to ``item`` (re-read and locked first, so that concurrent updates of
+    the same item queue instead of overwriting each other's meta). ``modified`` becomes now."""
+    content_type = TYPES[item.type]
+    current = lock_item(conn, item.id, item.type)
+    if current is None:
+        raise ItemError("rest_post_invalid_id", "Invalid post ID.", status=404)
+    return _save(conn, ctx, content_type, changes, current)
+
+
+def trash_item(conn: sa.Connection, ctx: Context, item: Item) -> Item:
+    """Move an item to the trash, remembering its status and slug (the reference's wp_trash_post)."""
+    current = lock_item(conn, item.id, item.type)
+    if current is None:
+        raise ItemError("rest_post_invalid_id", "Invalid post ID.", status=404)
+    current.meta[TRASH_STATUS_KEY] = current.status
+    current.meta[TRASH_TIME_KEY] = int(time.time())
+    conn.execute(sa.update(posts).where(posts.c.id == current.id).values(meta=current.meta))
+    return _save(conn, ctx, TYPES[item.type], ItemChanges(status="trash"), current)
+
+
+def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
+    """Delete an item for good (the reference's wp_delete_post with force): its children and
+    attachments move up to its parent, its revisions go, its terms are recounted and it leaves
+    the sticky list."""
+    content_type = TYPES.get(item.type)
+    if content_type is not None and content_type.hierarchical:
+        conn.execute(
+            sa.update(posts).where(posts.c.parent == item.id, posts.c.type == item.type).values(parent=item.parent)
+        )
+    conn.execute(sa.delete(posts).where(posts.c.parent == item.id, posts.c.type == "revision"))
+    conn.execute(
+        sa.update(posts).where(posts.c.parent == item.id, posts.c.type == "attachment").values(parent=item.parent)
+    )
+    names = [t.name for t in taxonomies.taxonomies_for_type(item.type)]
+    linked: list[int] = []
+    if names:
+        found = taxonomies.get_object_terms(conn, [item.id], names).get(item.id, {})
+        linked = [term.id for terms_ in found.values() for term in terms_]
+    conn.execute(sa.delete(posts).where(posts.c.id == item.id))  # term links go with it (cascade)
+    if linked:
+        taxonomies.recount(conn, linked)
+    if item.id in ctx.sticky_ids:
+        set_sticky(conn, ctx, item.id, False)
+
+
+# -- sticky posts ---------------------------------------------------------------------------------
+
+
+def set_sticky(conn: sa.Connection, ctx: Context, item_id: int, sticky: bool) -> None:
+    """Add ``item_id`` to, or remove it from, the ``sticky_posts`` option (read locked, so
+    that concurrent changes of the list are not lost)."""
+    current = _int_list(store_options.get_option(conn, "sticky_posts", [], for_update=True))
+    if sticky and item_id not in current:
+        ctx.set_option(conn, "sticky_posts", [*current, item_id])
+    elif not sticky and item_id in current:
+        ctx.set_option(conn, "sticky_posts", [i for i in current if i != item_id])
+
+
+# -- scheduled items ------------------------------------------------------------------------------
+
+# Seconds between two checks for scheduled items whose time has come, per site and process.
+PUBLISH_CHECK_SECONDS = 1.0
+_next_check: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+_check_lock = threading.Lock()
+
+
+def publish_due_items(site: Any, *, force: bool = False) -> int:
+    """Publish the ``future`` items whose date has passed; returns how many.
+
+    There is no cron: readers call this before listings and reads. It runs at most once per
+    ``PUBLISH_CHECK_SECONDS`` per site and process, and costs one indexed SELECT when nothing
+    is due; the UPDATE that publishes is one statement guarded by ``status = 'future'``, so
+    concurrent workers publish each item once.
+    """
+    now_clock = time.monotonic()
+    if not force:
+        with _check_lock:
+            if now_clock < _next_check.get(site, 0.0):
+                return 0
+            _next_check[site] = now_clock + PUBLISH_CHECK_SECONDS
+    now = now_utc()
+    due = sa.and_(posts.c.type.in_(list(TYPES)), posts.c.status == "future", posts.c.date_utc <= now)
+    with site.read() as conn:
+        ids = conn.execute(sa.select(posts.c.id).where(due)).scalars().all()
+    if not ids:
+        return 0
+    with site.write() as conn:
+        published = conn.execute(
+            sa.update(posts).where(due, posts.c.id.in_(ids)).values(status="publish").returning(posts.c.id)
+        ).scalars().all()
+        if published:
+            taxonomies.recount_objects(conn, published)
+    return len(published)

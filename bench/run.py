@@ -31,7 +31,11 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 # The targets: the share of the baseline's requests/s each target must reach.
-TARGETS = {"GET /": 0.25, "GET /cms/v2/users/me (app password)": 0.20}
+TARGETS = {
+    "GET /": 0.25,
+    "GET /cms/v2/users/me (app password)": 0.20,
+    "GET /cms/v2/posts (10 items, view)": 0.10,
+}
 BASELINE = "baseline: bare Falcon JSON"
 
 
@@ -187,7 +191,19 @@ def main() -> int:
             password = cli(env, "user", "application-password", "create", login, "bench", "--porcelain")
             auth = {"Authorization": "Basic " + base64.b64encode(f"{login}:{password}".encode()).decode()}
             calpress_url = f"http://127.0.0.1:{calpress_port}"
-            checks = {"GET /": (calpress_url + "/wp-json/", {}), "GET /cms/v2/users/me (app password)": (calpress_url + "/wp-json/cms/v2/users/me", auth)}
+            for number in range(12):  # enough published posts for a full page of 10
+                created = httpx.post(
+                    calpress_url + "/wp-json/cms/v2/posts",
+                    headers=auth,
+                    json={"title": f"Benchmark post {number}", "content": "<p>Some text for the listing.</p>", "status": "publish"},
+                )
+                if created.status_code != 201:
+                    raise SystemExit(f"could not create a post: {created.status_code} {created.text[:200]}")
+            checks = {
+                "GET /": (calpress_url + "/wp-json/", {}),
+                "GET /cms/v2/users/me (app password)": (calpress_url + "/wp-json/cms/v2/users/me", auth),
+                "GET /cms/v2/posts (10 items, view)": (calpress_url + "/wp-json/cms/v2/posts?per_page=10", {}),
+            }
             for name, (url, headers) in checks.items():
                 status = httpx.get(url, headers=headers).status_code
                 if status != 200:

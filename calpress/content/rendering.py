@@ -1111,7 +1111,9 @@ def clear_render_cache() -> None:
 
 
 def _cacheable(text: str, ctx: RenderContext | None) -> bool:
-    return ctx is None and not DYNAMIC_BLOCKS and len(text) < 200_000
+    # The context only reaches dynamic blocks; with none registered the output depends on the
+    # text alone, so it is cached whatever the context.
+    return not DYNAMIC_BLOCKS and len(text) < 200_000
 
 
 def render_content(raw: str, *, protected: bool = False, ctx: RenderContext | None = None) -> str:

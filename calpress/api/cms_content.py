@@ -79,20 +79,6 @@ def _parse_slug_list(value: Any) -> list[str]:
     return list(dict.fromkeys(sanitize_title(str(entry)) for entry in raw if str(entry).strip()))
 
 
-def _id_list(value: Any) -> list[int]:
-    if isinstance(value, dict):
-        value = list(value.values())
-    if not isinstance(value, list):
-        value = [value]
-    found: list[int] = []
-    for entry in value:
-        try:
-            found.append(int(entry))
-        except (TypeError, ValueError):
-            continue
-    return found
-
-
 def _local_date(value: Any, context: Context) -> Any:
     """A date filter argument as the site's wall time (the reference converts a given zone to
     the site's before comparing with ``post_date``)."""
@@ -599,7 +585,7 @@ class ContentController:
         for taxonomy in self.taxonomies:
             value = request.get_param(taxonomy.rest_base)
             if value is not None:
-                wanted[taxonomy.name] = _id_list(value)
+                wanted[taxonomy.name] = item_service.int_list(value)
         ids = [term_id for ids in wanted.values() for term_id in ids if term_id > 0]
         if not ids:
             return True
@@ -668,12 +654,12 @@ class ContentController:
                 include_children = False
                 operator = "NOT IN" if excluding else "IN"
                 if isinstance(value, dict) and not all(str(k).isdigit() for k in value):
-                    term_ids = _id_list(value.get("terms") or [])
+                    term_ids = item_service.int_list(value.get("terms") or [])
                     include_children = bool(value.get("include_children")) and taxonomy.hierarchical
                     if not excluding and value.get("operator") == "AND":
                         operator = "AND"
                 else:
-                    term_ids = _id_list(value)
+                    term_ids = item_service.int_list(value)
                 if term_ids:
                     filters.append(TaxFilter(taxonomy.name, term_ids, include_children, operator))
         return filters
@@ -939,7 +925,7 @@ class ContentController:
         for taxonomy in self.taxonomies:
             value = params.get(taxonomy.rest_base)
             if value is not None:
-                changes.terms[taxonomy.name] = [i for i in _id_list(value) if i > 0]
+                changes.terms[taxonomy.name] = [i for i in item_service.int_list(value) if i > 0]
         return changes
 
     def create_item(self, request: RestRequest) -> RestResponse:

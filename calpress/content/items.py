@@ -265,7 +265,7 @@ class Context:
 
     @property
     def sticky_ids(self) -> list[int]:
-        return _int_list(self.options.get("sticky_posts"))
+        return int_list(self.options.get("sticky_posts"))
 
     @property
     def user_id(self) -> int:
@@ -283,9 +283,14 @@ class Context:
         self.options = {**self.options, name: value}
 
 
-def _int_list(value: Any) -> list[int]:
-    if not isinstance(value, (list, tuple)):
+def int_list(value: Any) -> list[int]:
+    """The integers in a list (or a PHP-style keyed array, or a single value); others skipped."""
+    if value is None:
         return []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, (list, tuple)):
+        value = [value]
     found: list[int] = []
     for entry in value:
         try:
@@ -1249,7 +1254,7 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
 def set_sticky(conn: sa.Connection, ctx: Context, item_id: int, sticky: bool) -> None:
     """Add ``item_id`` to, or remove it from, the ``sticky_posts`` option (read locked, so
     that concurrent changes of the list are not lost)."""
-    current = _int_list(store_options.get_option(conn, "sticky_posts", [], for_update=True))
+    current = int_list(store_options.get_option(conn, "sticky_posts", [], for_update=True))
     if sticky and item_id not in current:
         ctx.set_option(conn, "sticky_posts", [*current, item_id])
     elif not sticky and item_id in current:

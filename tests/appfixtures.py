@@ -18,6 +18,18 @@ from calpress.config import load_settings
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def cheap_login_password_hashing():
+    """argon2 at its production cost takes a third of a second per hash; tests create many
+    users, so they hash with the cheapest parameters (verification reads them from the hash)."""
+    from argon2 import PasswordHasher
+
+    saved = users._hasher
+    users._hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    yield
+    users._hasher = saved
+
+
 @dataclass
 class Account:
     id: int

@@ -88,19 +88,22 @@ class SiteAuthenticator:
     def cookie_user(self, request: RestRequest) -> tuple[User | None, sessions.Session | None]:
         """The user a valid login cookie names, with its session."""
         cookie_header = request.headers.get("cookie")
-        if not cookie_header:
+        value = read_cookie(cookie_header, sessions.LOGIN_COOKIE) if cookie_header else None
+        return self.session_user(value)
+
+    def session_user(self, cookie_value: str | None) -> tuple[User | None, sessions.Session | None]:
+        """The user and session a login cookie value proves, or (None, None). Shared by the REST
+        authenticator and the HTML pages, so both judge a cookie alike."""
+        if not cookie_value:
             return None, None
-        value = read_cookie(cookie_header, sessions.LOGIN_COOKIE)
-        if not value:
-            return None, None
-        parsed = sessions.parse_login_cookie(value)
+        parsed = sessions.parse_login_cookie(cookie_value)
         if parsed is None:
             return None, None
         with self.site.read() as conn:
             user = get_user(conn, parsed[0])
         if user is None:
             return None, None
-        session = sessions.verify_login_cookie(self.secret, value, user.password_hash)
+        session = sessions.verify_login_cookie(self.secret, cookie_value, user.password_hash)
         return (user, session) if session else (None, None)
 
     def _application_password(self, request: RestRequest, login: str, password: str) -> RestError | None:

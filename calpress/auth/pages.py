@@ -17,7 +17,7 @@ from ..rest.formats import is_uuid
 from ..rest.request import parse_query
 from . import app_passwords, sessions
 from .authenticate import REST_NONCE_ACTION
-from .users import User, check_password, get_user, get_user_by
+from .users import User, check_password, get_user_by
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -81,18 +81,7 @@ class Pages:
         return {"title": title, "site_name": options["blogname"], "description": options["blogdescription"], "rest_root": origin + "/wp-json/"}
 
     def current(self, req: falcon.Request) -> tuple[User | None, sessions.Session | None]:
-        value = req.cookies.get(sessions.LOGIN_COOKIE)
-        if not value:
-            return None, None
-        parsed = sessions.parse_login_cookie(value)
-        if parsed is None:
-            return None, None
-        with self.site.read() as conn:
-            user = get_user(conn, parsed[0])
-        if user is None:
-            return None, None
-        session = sessions.verify_login_cookie(self.secret, value, user.password_hash)
-        return (user, session) if session else (None, None)
+        return self.calpress.authenticator.session_user(req.cookies.get(sessions.LOGIN_COOKIE))
 
     def require_login(self, req: falcon.Request, resp: falcon.Response) -> tuple[User, sessions.Session] | None:
         user, session = self.current(req)

@@ -368,50 +368,53 @@ def _owner(item: Any) -> int:
     return int(getattr(item, "author", 0) or 0)
 
 
-def _map_edit_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
-    if item is None:
-        return None
-    content_type = TYPES.get(item.type)
+def _caps_and_status(item: Any) -> tuple[dict[str, str], str] | None:
+    """The item's type capabilities and the status that decides rights (a trashed item is
+    judged by the status it had before trashing)."""
+    content_type = TYPES.get(item.type) if item is not None else None
     if content_type is None:
         return None
-    caps = content_type.caps
     status = item.status
     if status == "trash":
         status = getattr(item, "trashed_from", None) or "draft"
+    return content_type.caps, status
+
+
+def _others_caps(caps: dict[str, str], verb: str, status: str) -> list[str]:
+    """``edit``/``delete`` on someone else's item: the others' capability, plus the published
+    or private one when the item is published, scheduled or private."""
+    needed = [caps[f"{verb}_others_posts"]]
+    if status in ("publish", "future"):
+        needed.append(caps[f"{verb}_published_posts"])
+    elif status == "private":
+        needed.append(caps[f"{verb}_private_posts"])
+    return needed
+
+
+def _map_edit_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
+    found = _caps_and_status(item)
+    if found is None:
+        return None
+    caps, status = found
     if status == "auto-draft":
         return [caps["edit_posts"]] if _owner(item) in (0, user.id) else [caps["edit_others_posts"]]
     if _owner(item) == user.id:
         return [caps["edit_published_posts"]] if status in ("publish", "future") else [caps["edit_posts"]]
-    needed = [caps["edit_others_posts"]]
-    if status in ("publish", "future"):
-        needed.append(caps["edit_published_posts"])
-    elif status == "private":
-        needed.append(caps["edit_private_posts"])
-    return needed
+    return _others_caps(caps, "edit", status)
 
 
 def _map_delete_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
-    if item is None:
+    found = _caps_and_status(item)
+    if found is None:
         return None
-    content_type = TYPES.get(item.type)
-    if content_type is None:
-        return None
-    caps = content_type.caps
-    status = item.status
-    if status == "trash":
-        status = getattr(item, "trashed_from", None) or "draft"
+    caps, status = found
     if _owner(item) in (0, user.id):
         if status in ("publish", "future"):
             return [caps["delete_published_posts"]]
         if status == "private":
             return [caps["delete_private_posts"]]
         return [caps["delete_posts"]]
-    needed = [caps["delete_others_posts"]]
-    if status in ("publish", "future"):
-        needed.append(caps["delete_published_posts"])
-    elif status == "private":
-        needed.append(caps["delete_private_posts"])
-    return needed
+    return _others_caps(caps, "delete", status)
 
 
 def _map_read_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:

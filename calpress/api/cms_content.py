@@ -45,7 +45,6 @@ from . import Api
 from .cms_users import REST_AUTHOR_TYPES
 
 NAMESPACE = "cms/v2"
-CURIES = [{"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}]
 API_REL = "https://api.w.org/"
 # Days an item stays in the trash; 0 turns the trash off (the reference's EMPTY_TRASH_DAYS).
 DEFAULT_TRASH_DAYS = 30
@@ -1215,7 +1214,6 @@ class ContentController:
         if context_name == "edit":
             for rel in self._actions(request):
                 links[f"wp:{rel}"] = [{"href": self_href}]
-        links["curies"] = CURIES
         return links
 
     def _actions(self, request: RestRequest) -> list[str]:

@@ -34,7 +34,6 @@ try:  # the content type registry (content/types.py) knows each type's REST base
 except ImportError:  # pragma: no cover - until it ships, the fallbacks below stand in
     content_types = None
 
-CURIE = {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}
 ALL_CONTEXTS = ["view", "embed", "edit"]
 ORDERBY = ["id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"]
 
@@ -50,10 +49,6 @@ _TYPE_REST_BASES = {
     "cal_venue": "cal_venue",
     "cal_organizer": "cal_organizer",
 }
-
-
-def _curies() -> list[dict[str, Any]]:
-    return [dict(CURIE)]
 
 
 def _content_type(name: str) -> Any:
@@ -184,7 +179,6 @@ def _register_taxonomies(api: Api) -> None:
             data["_links"] = {
                 "collection": [{"href": rest_url(request.base_url, f"/{namespace}/taxonomies")}],
                 "wp:items": [{"href": rest_url(request.base_url, taxonomy.collection_route)}],
-                "curies": _curies(),
             }
         return data
 
@@ -195,15 +189,16 @@ def _register_taxonomies(api: Api) -> None:
             return forbidden("rest_cannot_view", "Sorry, you are not allowed to manage terms in this taxonomy.", request.user_id)
         return True
 
-    def list_taxonomies(request: RestRequest) -> dict[str, Any]:
+    def list_taxonomies(request: RestRequest) -> RestResponse:
         if request.method == "HEAD":
-            return {}
+            return RestResponse({})
         edit = request.get_param("context") == "edit"
-        return {
+        found = {
             taxonomy.name: prepare(request, taxonomy)
             for taxonomy in candidates(request)
             if taxonomy.show_in_rest and not (edit and not can_assign(request, taxonomy))
         }
+        return RestResponse(found, keyed=True)
 
     def get_permission(request: RestRequest) -> bool | RestError:
         taxonomy = tax_store.get_taxonomy(str(request.get_param("taxonomy")))
@@ -441,7 +436,6 @@ class TermsController:
                 by_type.append({"href": rest_url(base, f"/{taxonomy.rest_namespace}/{type_base}", {taxonomy.rest_base: term.id})})
         if by_type:
             links["wp:post_type"] = by_type
-        links["curies"] = _curies()
         return links
 
     def _prepared(self, request: RestRequest, term: Term) -> dict[str, Any]:

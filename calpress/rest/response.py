@@ -12,7 +12,7 @@ class RestResponse:
     pre-rendered body (HTML, XML) sent as it is with ``content_type``.
     """
 
-    __slots__ = ("data", "status", "headers", "raw", "content_type")
+    __slots__ = ("data", "status", "headers", "raw", "content_type", "keyed")
 
     def __init__(
         self,
@@ -22,12 +22,16 @@ class RestResponse:
         *,
         raw: bytes | None = None,
         content_type: str | None = None,
+        keyed: bool = False,
     ) -> None:
         self.data = data
         self.status = status
         self.headers: dict[str, str] = headers or {}
         self.raw = raw
         self.content_type = content_type
+        # A collection sent as an object keyed by name (types, taxonomies, statuses): its
+        # values are the items whose links the engine finishes.
+        self.keyed = keyed
 
     def link_header(self, rel: str, href: str, **attrs: str) -> None:
         """Append a ``Link`` header value (several are joined with ", " as the reference does)."""

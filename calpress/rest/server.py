@@ -24,6 +24,7 @@ from .response import RestResponse, ensure_response
 log = logging.getLogger("calpress.rest")
 
 _LINK_SLOT = 2
+WP_CURIE = {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}
 NO_ROUTE = ("rest_no_route", "No route was found matching the URL and request method.")
 NOCACHE_HEADERS = {
     "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
@@ -210,7 +211,7 @@ class RestServer:
         if isinstance(response.data, (dict, list)) and not _is_error_body(response):
             embed = request.query.get("_embed")
             data = response.data
-            self._add_target_hints(data, request)
+            self._add_target_hints(list(data.values()) if response.keyed and isinstance(data, dict) else data, request)
             if embed is not None:
                 data = self._embed(data, request, _embed_rels(embed))
             fields = request.query.get("_fields")
@@ -372,6 +373,9 @@ class RestServer:
         return sub
 
     def _add_target_hints(self, data: Any, request: RestRequest) -> None:
+        """Finish the links of an item or list: target hints on ``self`` links, and the ``wp``
+        curie whenever a compact ``wp:`` relation is present (as the reference's
+        get_compact_response_links), so controllers never add either themselves."""
         items = data if isinstance(data, list) else [data]
         for item in items:
             if not isinstance(item, dict):
@@ -379,6 +383,8 @@ class RestServer:
             links = item.get("_links")
             if not isinstance(links, dict):
                 continue
+            if "curies" not in links and any(rel.startswith("wp:") for rel in links):
+                links["curies"] = [dict(WP_CURIE)]
             for link in links.get("self", ()):
                 if not isinstance(link, dict) or "targetHints" in link:
                     continue

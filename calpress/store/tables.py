@@ -151,3 +151,38 @@ term_links = sa.Table(
     sa.Column("position", sa.Integer, nullable=False, default=0, server_default=ZERO),
     sa.Index(None, "term_id"),
 )
+
+# The calendar's typed event columns, one row per cal_events item. Both wall times (in the
+# event's own zone) and UTC instants are kept: listings filter and sort on the wall times, as the
+# reference does, and conversions are never needed on the hot path.
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("post_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("start_local", sa.DateTime(), nullable=False),
+    sa.Column("end_local", sa.DateTime(), nullable=False),
+    sa.Column("start_utc", sa.DateTime(), nullable=False),
+    sa.Column("end_utc", sa.DateTime(), nullable=False),
+    # An IANA name or a fixed offset such as "UTC+5.5"; "" means the site's zone.
+    sa.Column("timezone", sa.String(64), nullable=False, default="", server_default=EMPTY),
+    sa.Column("all_day", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
+    sa.Column("featured", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
+    sa.Column("sticky", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
+    sa.Column("hidden", sa.Boolean, nullable=False, default=False, server_default=sa.false()),
+    sa.Index(None, "start_local", "post_id"),
+    sa.Index(None, "end_local"),
+    sa.Index(None, "start_utc"),
+    sa.Index(None, "end_utc"),
+)
+
+# Venues and organizers linked to an event, in the order they were given.
+event_links = sa.Table(
+    "event_links",
+    metadata,
+    sa.Column("event_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    # "venue" or "organizer".
+    sa.Column("kind", sa.String(10), primary_key=True),
+    sa.Column("linked_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Index(None, "linked_id", "kind"),
+)

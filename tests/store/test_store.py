@@ -25,7 +25,7 @@ from calpress.store.tables import options as options_table
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = ROOT / "calpress" / "store" / "migrations"
-TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links"}
+TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links"}
 NOW = dt.datetime(2025, 1, 2, 3, 4, 5)
 
 
@@ -127,11 +127,14 @@ def test_upgrade_creates_every_table_and_reaches_head(empty_db_url: str) -> None
         assert db.current_revision(engine) is None
         assert table_names(engine) == set()
         db.upgrade(engine)
-        assert db.current_revision(engine) == db.head_revision() == "0001"
+        assert db.current_revision(engine) == db.head_revision() == HEAD
         assert table_names(engine) == TABLES | {"alembic_version"}
         inspector = sa.inspect(engine)
         for table in metadata.sorted_tables:
             assert [c["name"] for c in inspector.get_columns(table.name)] == [c.name for c in table.columns]
+        for table in metadata.sorted_tables:  # every index the metadata names, and no other
+            found = {ix["name"] for ix in inspector.get_indexes(table.name)} - {c.name for c in table.constraints}
+            assert found == {ix.name for ix in table.indexes}, table.name
         assert {ix["name"] for ix in inspector.get_indexes("posts")} == {
             "ix_posts_type_status_date_utc",
             "ix_posts_type_slug",
@@ -171,7 +174,8 @@ def test_upgrade_sql_renders_the_migrations() -> None:
     for backend in ("postgresql", "sqlite"):
         script = db.upgrade_sql(backend)
         assert all(f"CREATE TABLE {name} (" in script for name in TABLES)
-        assert f"INSERT INTO alembic_version (version_num) VALUES ('{db.head_revision()}')" in script
+        assert "INSERT INTO alembic_version (version_num) VALUES ('0001')" in script
+        assert f"SET version_num='{db.head_revision()}'" in script
         assert "BEGIN;" not in script and "COMMIT;" not in script
 
 
@@ -204,14 +208,16 @@ def test_concurrent_upgrades_from_several_processes(empty_db_url: str, tmp_path:
         engine.dispose()
 
 
+HEAD = "0002"  # the newest shipped migration; bump with each new one
+
 SECOND_REVISION = '''
 """Throwaway test revision: rebuilds users with a new column (batch mode, a table copy on SQLite)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "9999"
+down_revision = "{head}"
 branch_labels = None
 depends_on = None
 
@@ -232,25 +238,25 @@ def downgrade() -> None:
 
 
 def test_old_database_is_upgraded_keeping_its_rows(empty_db_url: str, tmp_path: Path) -> None:
-    """A database at 0001 goes to a newer head; a migration that rebuilds ``users`` must not
+    """A database at the shipped head goes to a newer one; a migration that rebuilds ``users`` must not
     cascade into application passwords or posts (SQLite: foreign keys are off while migrating)."""
     scripts = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS_DIR, scripts, ignore=shutil.ignore_patterns("__pycache__"))
-    (scripts / "versions" / "0002_test.py").write_text(SECOND_REVISION)
+    (scripts / "versions" / "9999_test.py").write_text(SECOND_REVISION.replace("{head}", HEAD))
     location = str(scripts)
 
     engine = db.create_engine(empty_db_url)
     try:
         db.upgrade(engine)
-        assert db.current_revision(engine) == "0001"
+        assert db.current_revision(engine) == HEAD
         with db.write_transaction(engine) as conn:
             user_id = add_user(conn, "old")
             add_app_password(conn, user_id, "a" * 36)
             post_id = add_post(conn, author=user_id)
 
-        assert db.head_revision(script_location=location) == "0002"
+        assert db.head_revision(script_location=location) == "9999"
         db.upgrade(engine, script_location=location)
-        assert db.current_revision(engine) == "0002"
+        assert db.current_revision(engine) == "9999"
         with db.read_connection(engine) as conn:
             assert conn.execute(sa.text("SELECT test_flag FROM users WHERE id = :id"), {"id": user_id}).scalar_one() == 7
             assert count(conn, application_passwords) == 1
@@ -261,7 +267,7 @@ def test_old_database_is_upgraded_keeping_its_rows(empty_db_url: str, tmp_path: 
         db.upgrade(engine, script_location=location)  # idempotent at the new head too
 
         # Code older than the database refuses to run rather than guess.
-        with pytest.raises(RuntimeError, match="0002"):
+        with pytest.raises(RuntimeError, match="9999"):
             db.upgrade(engine)
     finally:
         engine.dispose()

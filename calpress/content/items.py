@@ -1030,6 +1030,7 @@ def _save(
     conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges, before: Item | None
 ) -> Item:
     """The reference's wp_insert_post, for a new item (``before`` None) or an existing one."""
+    store_options.bump_counter(conn)  # cached listing totals are stale from here on
     zone = ctx.zone
     now = now_utc()
     creating = before is None
@@ -1227,6 +1228,7 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
     """Delete an item for good (the reference's wp_delete_post with force): its children and
     attachments move up to its parent, its revisions go, its terms are recounted and it leaves
     the sticky list."""
+    store_options.bump_counter(conn)
     content_type = TYPES.get(item.type)
     if content_type is not None and content_type.hierarchical:
         conn.execute(
@@ -1295,4 +1297,5 @@ def publish_due_items(site: Any, *, force: bool = False) -> int:
         ).scalars().all()
         if published:
             taxonomies.recount_objects(conn, published)
+            store_options.bump_counter(conn)
     return len(published)

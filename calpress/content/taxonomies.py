@@ -35,6 +35,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from ..auth import users as user_caps
 from ..rest.errors import RestError
 from ..rest.formats import sanitize_text_field
+from ..store import options as store_options
 from ..store.tables import posts, term_links, terms
 from .slugs import sanitize_title, unique_slug
 
@@ -875,6 +876,7 @@ def delete_term(conn: sa.Connection, term: Term, *, default_id: int = DEFAULT_CA
     definition = _taxonomy_or_error(term.taxonomy)
     if _is_default_term(term, default_id):
         raise TermError("rest_cannot_delete", "The term cannot be deleted.", status=500)
+    store_options.bump_counter(conn)
     if definition.hierarchical:
         conn.execute(
             sa.update(terms).where(terms.c.taxonomy == term.taxonomy, terms.c.parent == term.id).values(parent=term.parent)
@@ -979,6 +981,7 @@ def set_object_terms(conn: sa.Connection, object_id: int, taxonomy: str, term_id
     that are not terms of that taxonomy are skipped, as the reference does. Recounts every term
     gained or lost. Returns the ids linked, in the order given."""
     _taxonomy_or_error(taxonomy)
+    store_options.bump_counter(conn)
     wanted = list(dict.fromkeys(int(i) for i in term_ids if int(i) > 0))
     valid: set[int] = set()
     if wanted:

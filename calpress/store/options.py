@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from .tables import options
+from .tables import counters, options
 
 _upserts: dict[str, Any] = {}
 
@@ -80,3 +80,21 @@ def delete_option(conn: sa.Connection, name: str) -> bool:
     """Delete option ``name``; returns whether it existed."""
     result = conn.execute(sa.delete(options).where(options.c.name == name))
     return result.rowcount > 0
+
+
+# -- counters -------------------------------------------------------------------------------------
+
+CONTENT_GENERATION = "content"
+
+
+def bump_counter(conn: sa.Connection, name: str = CONTENT_GENERATION) -> None:
+    """Add one to a named counter in the caller's transaction. The migration creates the
+    ``content`` row; other names are created at 1 by their first bump."""
+    changed = conn.execute(sa.update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)).rowcount
+    if not changed:
+        conn.execute(sa.insert(counters).values(name=name, value=1))
+
+
+def read_counter(conn: sa.Connection, name: str = CONTENT_GENERATION) -> int:
+    value = conn.execute(sa.select(counters.c.value).where(counters.c.name == name)).scalar()
+    return int(value or 0)

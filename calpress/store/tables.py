@@ -186,3 +186,13 @@ event_links = sa.Table(
     sa.Column("position", sa.Integer, nullable=False, default=0, server_default=ZERO),
     sa.Index(None, "linked_id", "kind"),
 )
+
+# Named counters. ``content`` goes up with every write that can change what a listing holds
+# (items, their terms and event data), in the writer's transaction: cached listing totals are
+# keyed by it, so every process sees a write at once without scanning anything.
+counters = sa.Table(
+    "counters",
+    metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("value", sa.BigInteger, nullable=False, default=0, server_default=ZERO),
+)

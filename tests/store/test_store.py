@@ -25,7 +25,7 @@ from calpress.store.tables import options as options_table
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = ROOT / "calpress" / "store" / "migrations"
-TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links"}
+TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links", "counters"}
 NOW = dt.datetime(2025, 1, 2, 3, 4, 5)
 
 

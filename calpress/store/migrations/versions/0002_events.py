@@ -1,4 +1,4 @@
-"""Calendar events: typed start/end/zone/flag columns and venue/organizer links.
+"""Calendar events: typed start/end/zone/flag columns, venue/organizer links, counters.
 
 Revision ID: 0002
 Revises: 0001
@@ -58,6 +58,16 @@ def upgrade() -> None:
     op.create_index(op.f("ix_event_links_linked_id_kind"), "event_links", ["linked_id", "kind"])
 
 
+    op.create_table(
+        "counters",
+        sa.Column("name", sa.String(64), nullable=False),
+        sa.Column("value", sa.BigInteger(), server_default=ZERO, nullable=False),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_counters")),
+    )
+    op.execute("INSERT INTO counters (name, value) VALUES ('content', 0)")
+
+
 def downgrade() -> None:
+    op.drop_table("counters")
     op.drop_table("event_links")
     op.drop_table("events")

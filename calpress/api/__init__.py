@@ -30,13 +30,14 @@ class Api:
 
 def build_api(site: Site) -> Api:
     """The registry with every route of the service."""
-    from . import cms_app_passwords, cms_content, cms_terms, cms_users, root
+    from . import cal_events, cms_app_passwords, cms_content, cms_terms, cms_users, root
 
     registry = Registry()
     api = Api(site=site, registry=registry, index=RouteIndex(registry))
     root.register(api)
     for name in NAMESPACES:
         registry.namespace(name)
+    cal_events.register(api)
     cms_content.register(api)
     cms_users.register(api)
     cms_app_passwords.register(api)

@@ -1,0 +1,799 @@
+"""The calendar's data: events (an item of ``cal_events`` plus a typed ``events`` row), venues and
+organizers (items whose attributes live in ``posts.meta`` under the reference's meta keys, so
+cms/v2 shows the same records), and the links between them.
+
+Writes go through :mod:`calpress.content.items` (one transaction, slugs, statuses, terms) and
+add the event row, the links and the meta mirror the reference keeps (``_EventStartDate``...).
+Reads load a page of events with everything embedded in a fixed number of statements, whatever
+the page size: the page (posts joined to events), the links joined to the linked items, the
+terms, the images. Listing totals are cached per query and keyed by the content counter that
+every write bumps (:func:`calpress.store.options.bump_counter`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+
+from ..content import items as item_service
+from ..content import taxonomies
+from ..content.items import Context, Item, ItemChanges
+from ..content.types import TYPES
+from ..rest.errors import RestError
+from ..store import options as store_options
+from ..store.tables import event_links, events, posts, term_links
+from .dates import is_valid_timezone, parse_datetime, resolve_timezone
+
+EVENT_TYPE = "cal_events"
+VENUE_TYPE = "cal_venue"
+ORGANIZER_TYPE = "cal_organizer"
+
+# Venue and organizer attributes: public name -> meta key (the reference's keys).
+VENUE_FIELDS: dict[str, str] = {
+    "address": "_VenueAddress",
+    "city": "_VenueCity",
+    "country": "_VenueCountry",
+    "province": "_VenueProvince",
+    "state": "_VenueState",
+    "zip": "_VenueZip",
+    "phone": "_VenuePhone",
+    "website": "_VenueURL",
+    "stateprovince": "_VenueStateProvince",
+}
+ORGANIZER_FIELDS: dict[str, str] = {"phone": "_OrganizerPhone", "website": "_OrganizerWebsite", "email": "_OrganizerEmail"}
+VENUE_SHOW_MAP = "_VenueShowMap"
+VENUE_SHOW_MAP_LINK = "_VenueShowMapLink"
+LINEAGE_KEY = "_cal_global_id_lineage"
+
+# The statuses an editor's "any" covers: every registered status but trash and auto-draft.
+ANY_EXCLUDED = ("trash", "auto-draft")
+_US_NAMES = frozenset({"", "us", "usa", "united states", "united states of america"})
+
+
+class CalendarError(RestError):
+    """A calendar handler error (code, message, status)."""
+
+
+# -- dates ----------------------------------------------------------------------------------------
+
+_DIGITS = re.compile(r"-?\d+")
+
+
+def parse_moment(value: Any, zone: dt.tzinfo, now: dt.datetime | None = None) -> dt.datetime | None:
+    """A date argument as an aware datetime in ``zone``: an integer or all-digit string is a Unix
+    timestamp, anything else is read as PHP's strtotime would in ``zone``. None when unreadable."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        text = str(int(value))
+    else:
+        text = str(value).strip()
+    if not text:
+        return None
+    if _DIGITS.fullmatch(text):
+        try:
+            return dt.datetime.fromtimestamp(int(text), dt.UTC).astimezone(zone)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return parse_datetime(text, zone, now)
+
+
+def wall_to_utc(local: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    return local.replace(tzinfo=zone).astimezone(dt.UTC).replace(tzinfo=None)
+
+
+def db_datetime(value: dt.datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value is not None else ""
+
+
+def site_timezone(options: dict[str, Any], name: str | None = None) -> tuple[dt.tzinfo, str]:
+    """The zone (and its stored name) of an event: ``name`` when given, else the site's."""
+    return resolve_timezone(name, str(options.get("timezone_string") or ""), options.get("gmt_offset"))
+
+
+def valid_timezone(value: Any) -> bool:
+    return isinstance(value, str) and (not value.strip() or is_valid_timezone(value))
+
+
+# -- cost -----------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _number_value(text: str) -> float:
+    cleaned = text.replace(",", "") if text.count(",") and "." in text else text.replace(",", ".")
+    try:
+        return float(cleaned)
+    except ValueError:
+        return 0.0
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def parse_cost(texts: Sequence[str]) -> tuple[list[str], str, str]:
+    """(numeric values sorted as strings, symbol, position) found in cost texts. The symbol is
+    the non-numeric text before ("prefix") or after ("postfix") the first number, if any."""
+    numbers: dict[float, str] = {}
+    symbol = position = ""
+    for text in texts:
+        for found in _NUMBER.finditer(text):
+            value = _number_value(found.group())
+            numbers.setdefault(value, _number_text(value))
+        if not symbol:
+            match = _NUMBER.search(text)
+            if match:
+                before = re.search(r"(\S*)\s*$", text[: match.start()]).group(1)
+                after = re.match(r"\s*([^\s\d,;]*)", text[match.end():]).group(1)
+                if before and not before[-1].isalnum() and before[-1] not in "-–":
+                    symbol, position = before, "prefix"
+                elif after and not after[0].isalnum() and after[0] not in "-–.":
+                    symbol, position = after, "postfix"
+    return [numbers[key] for key in sorted(numbers)], symbol, position
+
+
+def format_cost(texts: Sequence[str], options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The event's ``cost`` text and ``cost_details`` (calendar-api.md 4.5)."""
+    texts = [t for t in (str(x).strip() for x in texts) if t]
+    values, symbol, position = parse_cost(texts)
+    details = {"currency_symbol": symbol, "currency_code": "", "currency_position": position, "values": values}
+    if not texts:
+        return "", details
+    if not values:
+        return texts[0], {**details, "values": [texts[0]]}
+    shown_symbol = symbol or str(options.get("cal_currency_symbol", "$"))
+    shown_position = position or ("postfix" if options.get("cal_currency_reverse_position") else "prefix")
+
+    def money(text: str) -> str:
+        if _number_value(text) == 0:
+            return "Free"
+        return f"{text}{shown_symbol}" if shown_position == "postfix" else f"{shown_symbol}{text}"
+
+    low, high = values[0], values[-1]
+    return (money(low) if low == high else f"{money(low)} – {money(high)}"), details
+
+
+# -- records as loaded ----------------------------------------------------------------------------
+
+
+@dataclass
+class EventRow:
+    """The typed columns of one event."""
+
+    start_local: dt.datetime
+    end_local: dt.datetime
+    start_utc: dt.datetime
+    end_utc: dt.datetime
+    timezone: str
+    all_day: bool
+    featured: bool
+    sticky: bool
+    hidden: bool
+
+
+_EVENT_COLUMNS = (
+    events.c.start_local, events.c.end_local, events.c.start_utc, events.c.end_utc, events.c.timezone,
+    events.c.all_day, events.c.featured, events.c.sticky, events.c.hidden,
+)
+
+
+def _event_row(row: Any) -> EventRow:
+    return EventRow(
+        start_local=row.start_local, end_local=row.end_local, start_utc=row.start_utc, end_utc=row.end_utc,
+        timezone=row.timezone or "", all_day=bool(row.all_day), featured=bool(row.featured),
+        sticky=bool(row.sticky), hidden=bool(row.hidden),
+    )
+
+
+@dataclass
+class Loaded:
+    """A page of calendar items with everything their representations embed."""
+
+    items: list[Item]
+    event_rows: dict[int, EventRow] = field(default_factory=dict)
+    venues: dict[int, list[int]] = field(default_factory=dict)
+    organizers: dict[int, list[int]] = field(default_factory=dict)
+    linked: dict[int, Item] = field(default_factory=dict)
+    terms: dict[int, dict[str, list[Any]]] = field(default_factory=dict)
+
+
+def get_calendar_item(conn: sa.Connection, item_id: int) -> Item | None:
+    return item_service.get_item(conn, item_id)
+
+
+def load_items(conn: sa.Connection, found: Sequence[Item], *, with_event_rows: bool = True) -> Loaded:
+    """Links, linked items and terms of ``found`` (events, venues or organizers) in at most three
+    statements, plus one for the event rows when they were not loaded with the page."""
+    loaded = Loaded(items=list(found))
+    event_ids = [item.id for item in found if item.type == EVENT_TYPE]
+    if not event_ids:
+        return loaded
+    if with_event_rows:
+        for row in conn.execute(sa.select(events.c.post_id, *_EVENT_COLUMNS).where(events.c.post_id.in_(event_ids))):
+            loaded.event_rows[row.post_id] = _event_row(row)
+    linked_alias = posts.alias("linked")
+    rows = conn.execute(
+        sa.select(event_links.c.event_id, event_links.c.kind, linked_alias)
+        .join(linked_alias, linked_alias.c.id == event_links.c.linked_id)
+        .where(event_links.c.event_id.in_(event_ids), linked_alias.c.status != "trash")
+        .order_by(event_links.c.event_id, event_links.c.kind, event_links.c.position)
+    ).all()
+    for row in rows:
+        target = loaded.venues if row.kind == "venue" else loaded.organizers
+        target.setdefault(row.event_id, []).append(row.id)
+        if row.id not in loaded.linked:
+            loaded.linked[row.id] = Item.from_row(row)
+    loaded.terms = taxonomies.get_object_terms(conn, event_ids, ["cal_events_cat", "post_tag"])
+    return loaded
+
+
+def get_event_row(conn: sa.Connection, event_id: int) -> EventRow | None:
+    row = conn.execute(sa.select(*_EVENT_COLUMNS).where(events.c.post_id == event_id)).first()
+    return _event_row(row) if row is not None else None
+
+
+def slug_to_id(conn: sa.Connection, content_type: str, slug: str) -> int | None:
+    """The id of the item of ``content_type`` with exactly this slug (not trashed first)."""
+    rows = conn.execute(
+        sa.select(posts.c.id, posts.c.status).where(posts.c.type == content_type, posts.c.slug == slug).order_by(posts.c.id)
+    ).all()
+    if not rows:
+        return None
+    live = [row.id for row in rows if row.status != "trash"]
+    return live[0] if live else rows[0].id
+
+
+def existing_ids(conn: sa.Connection, content_type: str, ids: Iterable[int]) -> set[int]:
+    wanted = {int(i) for i in ids}
+    if not wanted:
+        return set()
+    return set(
+        conn.execute(sa.select(posts.c.id).where(posts.c.type == content_type, posts.c.id.in_(wanted))).scalars()
+    )
+
+
+# -- listing --------------------------------------------------------------------------------------
+
+
+@dataclass
+class EventQuery:
+    """What ``GET /events`` asks for, after defaults (all wall times in the site's zone)."""
+
+    statuses: list[str] | None  # None: "any" (every status but trash and auto-draft)
+    page: int = 1
+    per_page: int = 10
+    start: dt.datetime | None = None  # event start >= start
+    end: dt.datetime | None = None  # event end <= end
+    starts_before: dt.datetime | None = None
+    starts_after: dt.datetime | None = None
+    ends_before: dt.datetime | None = None
+    ends_after: dt.datetime | None = None
+    search: str | None = None
+    categories: list[int] | None = None
+    tags: list[int] | None = None
+    venues: list[int] | None = None
+    organizers: list[int] | None = None
+    featured: bool | None = None
+    include: list[int] | None = None
+    parent: int | None = None
+
+    def key(self) -> tuple[Any, ...]:
+        return tuple(
+            tuple(v) if isinstance(v, list) else v
+            for k, v in self.__dict__.items()
+            if k not in ("page", "per_page")
+        )
+
+
+def _status_condition(column: Any, statuses: list[str] | None) -> Any:
+    if statuses is None:
+        return column.notin_(ANY_EXCLUDED)
+    return column.in_(statuses) if len(statuses) != 1 else column == statuses[0]
+
+
+def _linked_condition(kind: str, ids: list[int]) -> Any:
+    return sa.exists(
+        sa.select(event_links.c.event_id).where(
+            event_links.c.event_id == events.c.post_id, event_links.c.kind == kind, event_links.c.linked_id.in_(ids)
+        )
+    )
+
+
+def _event_conditions(conn: sa.Connection, query: EventQuery) -> list[Any]:
+    where: list[Any] = [posts.c.type == EVENT_TYPE, _status_condition(posts.c.status, query.statuses)]
+    if query.start is not None:
+        where.append(events.c.start_local >= query.start)
+    if query.end is not None:
+        where.append(events.c.end_local <= query.end)
+    if query.starts_before is not None:
+        where.append(events.c.start_local <= query.starts_before)
+    if query.starts_after is not None:
+        where.append(events.c.start_local >= query.starts_after)
+    if query.ends_before is not None:
+        where.append(events.c.end_local <= query.ends_before)
+    if query.ends_after is not None:
+        where.append(events.c.end_local >= query.ends_after)
+    if query.featured is not None:
+        where.append(events.c.featured.is_(query.featured))
+    if query.include:
+        where.append(posts.c.id.in_(query.include))
+    if query.parent is not None:
+        where.append(posts.c.parent == query.parent)
+    if query.venues:
+        where.append(_linked_condition("venue", query.venues))
+    if query.organizers:
+        where.append(_linked_condition("organizer", query.organizers))
+    for ids in (query.categories, query.tags):
+        if ids is not None:
+            where.append(
+                sa.exists(
+                    sa.select(term_links.c.object_id).where(
+                        term_links.c.object_id == posts.c.id, term_links.c.term_id.in_(ids or [0])
+                    )
+                )
+            )
+    if query.search:
+        where.append(_search_condition(conn, query.search, (posts.c.title, posts.c.content, posts.c.excerpt)))
+    return where
+
+
+def search_words(text: str) -> list[str]:
+    """The CMS search's words: quoted phrases kept whole, the rest split on spaces and commas."""
+    words, _ = item_service.search_terms(text)
+    return words
+
+
+def _search_condition(conn: sa.Connection, text: str, columns: Sequence[Any]) -> Any:
+    """Every word in at least one of ``columns`` (case-insensitive substring), as the CMS search."""
+    words = search_words(text) or [text.strip()]
+    clauses = []
+    for word in words:
+        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        clauses.append(sa.or_(*(column.ilike(pattern, escape="\\") for column in columns)))
+    return sa.and_(*clauses)
+
+
+class TotalsCache:
+    """Listing totals per query, valid while the content counter is unchanged (bounded)."""
+
+    def __init__(self, limit: int = 2048) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[tuple[Any, ...], tuple[int, int]] = {}
+        self._limit = limit
+
+    def get(self, key: tuple[Any, ...], generation: int) -> int | None:
+        found = self._values.get(key)
+        return found[1] if found is not None and found[0] == generation else None
+
+    def put(self, key: tuple[Any, ...], generation: int, total: int) -> None:
+        with self._lock:
+            if len(self._values) >= self._limit:
+                self._values.clear()
+            self._values[key] = (generation, total)
+
+
+_totals = TotalsCache()
+
+
+def query_events(conn: sa.Connection, query: EventQuery) -> tuple[list[Item], dict[int, EventRow], int]:
+    """A page of events (items and their event rows) and the total, in two statements (three
+    when the total is not cached yet). Ordered by start, then publication date, then id; with
+    ``include``, by publication date then id."""
+    where = _event_conditions(conn, query)
+    key = ("events", conn.engine.url.render_as_string(), *query.key())
+    generation = store_options.read_counter(conn)
+    total = _totals.get(key, generation)
+    if total is None:
+        total = conn.execute(
+            sa.select(sa.func.count()).select_from(events.join(posts, posts.c.id == events.c.post_id)).where(*where)
+        ).scalar_one()
+        _totals.put(key, generation, total)
+    if not total:
+        return [], {}, 0
+    order = (
+        [posts.c.date_local, posts.c.id] if query.include else [events.c.start_local, posts.c.date_local, posts.c.id]
+    )
+    rows = conn.execute(
+        sa.select(posts, *_EVENT_COLUMNS)
+        .select_from(events.join(posts, posts.c.id == events.c.post_id))
+        .where(*where)
+        .order_by(*order)
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page)
+    ).all()
+    found = [Item.from_row(row) for row in rows]
+    return found, {row.id: _event_row(row) for row in rows}, total
+
+
+@dataclass
+class LinkedQuery:
+    """What ``GET /venues`` or ``GET /organizers`` asks for."""
+
+    content_type: str
+    statuses: list[str] | None
+    page: int = 1
+    per_page: int = 10
+    search: str | None = None
+    event: int | None = None
+    has_events: bool | None = None
+    only_with_upcoming: bool = False
+    upcoming_statuses: list[str] | None = None
+    now_local: dt.datetime | None = None
+
+    def key(self) -> tuple[Any, ...]:
+        return tuple(
+            tuple(v) if isinstance(v, list) else v for k, v in self.__dict__.items() if k not in ("page", "per_page")
+        )
+
+
+_SEARCH_SPLIT = re.compile(r"[^\w-]+", re.UNICODE)
+
+
+def linked_search_fragments(text: str) -> list[str]:
+    """calendar-api.md 3.2: fragments split on every run of characters that are not letters,
+    digits or ``-``."""
+    return [part for part in _SEARCH_SPLIT.split(text.replace("_", " ")) if part]
+
+
+def _linked_search(items: list[Item], content_type: str, text: str) -> list[Item]:
+    fragments = [f.lower() for f in linked_search_fragments(text)]
+    if not fragments:
+        return items
+    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
+    searchable = [k for k in keys if content_type == ORGANIZER_TYPE or k not in ("country", "website")]
+
+    def fields(item: Item) -> list[str]:
+        values = [item.title, item.content, item.excerpt]
+        values += [str(item.meta.get(keys[name]) or "") for name in searchable]
+        return values
+
+    return [item for item in items if any(all(f in value.lower() for f in fragments) for value in fields(item))]
+
+
+def query_linked(conn: sa.Connection, query: LinkedQuery) -> tuple[list[Item], int]:
+    """A page of venues or organizers and the total. Newest first (post date, then id)."""
+    kind = "venue" if query.content_type == VENUE_TYPE else "organizer"
+    where: list[Any] = [posts.c.type == query.content_type, _status_condition(posts.c.status, query.statuses)]
+    if query.event is not None:
+        where.append(
+            sa.exists(
+                sa.select(event_links.c.linked_id).where(
+                    event_links.c.linked_id == posts.c.id, event_links.c.kind == kind, event_links.c.event_id == query.event
+                )
+            )
+        )
+    event_posts = posts.alias("event_posts")
+    if query.has_events is not None:
+        with_events = sa.exists(
+            sa.select(event_links.c.linked_id)
+            .join(event_posts, event_posts.c.id == event_links.c.event_id)
+            .where(
+                event_links.c.linked_id == posts.c.id,
+                event_links.c.kind == kind,
+                event_posts.c.status.notin_(("draft", "pending", "trash", "auto-draft")),
+            )
+        )
+        where.append(with_events if query.has_events else sa.not_(with_events))
+    if query.only_with_upcoming:
+        where.append(
+            sa.exists(
+                sa.select(event_links.c.linked_id)
+                .join(event_posts, event_posts.c.id == event_links.c.event_id)
+                .join(events, events.c.post_id == event_links.c.event_id)
+                .where(
+                    event_links.c.linked_id == posts.c.id,
+                    event_links.c.kind == kind,
+                    _status_condition(event_posts.c.status, query.upcoming_statuses),
+                    events.c.start_local >= query.now_local,
+                )
+            )
+        )
+    order = [posts.c.date_local.desc(), posts.c.id.desc()]
+    if query.search:
+        rows = conn.execute(sa.select(posts).where(*where).order_by(*order)).all()
+        matched = _linked_search([Item.from_row(row) for row in rows], query.content_type, query.search)
+        start = (query.page - 1) * query.per_page
+        return matched[start:start + query.per_page], len(matched)
+    key = (kind, conn.engine.url.render_as_string(), *query.key())
+    generation = store_options.read_counter(conn)
+    total = _totals.get(key, generation)
+    if total is None:
+        total = conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one()
+        _totals.put(key, generation, total)
+    if not total:
+        return [], 0
+    rows = conn.execute(
+        sa.select(posts).where(*where).order_by(*order).limit(query.per_page).offset((query.page - 1) * query.per_page)
+    ).all()
+    return [Item.from_row(row) for row in rows], total
+
+
+# -- writing --------------------------------------------------------------------------------------
+
+
+@dataclass
+class LinkedInput:
+    """A venue or organizer to create (or reuse) from an inline object or its own route."""
+
+    title: str | None = None
+    description: str | None = None
+    excerpt: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+    show_map: bool | None = None
+    show_map_link: bool | None = None
+    author: int | None = None
+    date: tuple[dt.datetime, dt.datetime] | None = None
+    status: str | None = None
+    image: int | None = None  # attachment id; 0 removes
+
+
+def derived_stateprovince(fields: dict[str, str]) -> str:
+    """``stateprovince`` when none is given: the state in the US (or without a country), else the
+    province."""
+    state = fields.get("state") or ""
+    if state and (fields.get("country") or "").strip().lower() in _US_NAMES:
+        return state
+    return fields.get("province") or ""
+
+
+def _linked_meta(content_type: str, data: LinkedInput, creating: bool) -> dict[str, Any]:
+    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
+    meta: dict[str, Any] = {}
+    fields = dict(data.fields)
+    if content_type == VENUE_TYPE and "stateprovince" not in fields and creating:
+        derived = derived_stateprovince(fields)
+        if derived:
+            fields["stateprovince"] = derived
+    for name, value in fields.items():
+        if name in keys:
+            meta[keys[name]] = value if value != "" else None
+    if content_type == VENUE_TYPE:
+        if data.show_map is not None:
+            meta[VENUE_SHOW_MAP] = data.show_map
+        if data.show_map_link is not None:
+            meta[VENUE_SHOW_MAP_LINK] = data.show_map_link
+    return meta
+
+
+def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) -> int | None:
+    """An existing venue/organizer equal, case-insensitively, in every non-empty field given
+    (calendar-api.md 4.8, 4.9); the address matches when it contains every word given."""
+    if not data.title:
+        return None
+    rows = conn.execute(
+        sa.select(posts)
+        .where(posts.c.type == content_type, posts.c.status != "trash", sa.func.lower(posts.c.title) == data.title.lower())
+        .order_by(posts.c.id)
+    ).all()
+    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
+    for row in rows:
+        item = Item.from_row(row)
+        same = True
+        for given, stored in ((data.description, item.content), (data.excerpt, item.excerpt)):
+            if given and given.strip().lower() != (stored or "").strip().lower():
+                same = False
+        for name, value in data.fields.items():
+            if not value or name not in keys:
+                continue
+            stored = str(item.meta.get(keys[name]) or "").lower()
+            if name == "address":
+                if not all(word in stored for word in value.lower().split()):
+                    same = False
+            elif name == "country" or name == "website":
+                continue
+            elif stored != value.lower():
+                same = False
+        if same:
+            return item.id
+    return None
+
+
+def save_linked(
+    conn: sa.Connection, ctx: Context, content_type: str, data: LinkedInput, before: Item | None = None
+) -> tuple[Item, bool]:
+    """Create (reusing an identical record: returns it unchanged) or update a venue/organizer.
+    Returns the item and whether it was newly created."""
+    if before is None:
+        duplicate = find_duplicate(conn, content_type, data)
+        if duplicate is not None:
+            found = item_service.get_item(conn, duplicate)
+            assert found is not None
+            return found, False
+    changes = ItemChanges(
+        title=data.title,
+        content=data.description,
+        excerpt=data.excerpt,
+        status=data.status,
+        author=data.author,
+        date=data.date,
+        featured_media=data.image,
+        meta=_linked_meta(content_type, data, before is None),
+    )
+    if before is None:
+        return item_service.create_item(conn, ctx, TYPES[content_type], changes), True
+    return item_service.update_item(conn, ctx, before, changes), False
+
+
+@dataclass
+class EventInput:
+    """What an event create or update asks for; None keeps (or defaults) a field."""
+
+    title: str | None = None
+    description: str | None = None
+    excerpt: str | None = None
+    slug: str | None = None
+    author: int | None = None
+    date: tuple[dt.datetime, dt.datetime] | None = None
+    status: str | None = None
+    parent: int | None = None
+    start: Any = None
+    end: Any = None
+    timezone: str | None = None
+    all_day: bool = False
+    image: int | None = None
+    cost: list[str] | None = None
+    website: str | None = None
+    show_map: bool = False
+    show_map_link: bool = False
+    hide_from_listings: bool = False
+    sticky: bool = False
+    featured: bool = False
+    categories: list[int] | None = None
+    tags: list[int] | None = None
+    venues: list[int] | None = None  # None: untouched; []: unlinked
+    organizers: list[int] | None = None
+
+
+def event_times(
+    ctx: Context, data: EventInput, before: EventRow | None
+) -> tuple[dt.datetime, dt.datetime, dt.datetime, dt.datetime, str]:
+    """(start local, end local, start UTC, end UTC, zone name) of an event being saved: given
+    dates are read in the event's zone; missing ones keep their wall time in that zone; all-day
+    events run from the start day's 00:00:00 to the end day's 23:59:59; an end before the start
+    becomes the start."""
+    zone, zone_name = site_timezone(ctx.options, data.timezone)
+
+    def wall(value: Any, fallback: dt.datetime | None) -> dt.datetime:
+        if value is not None:
+            moment = parse_moment(value, zone)
+            if moment is None:
+                raise CalendarError("rest_invalid_param", "Invalid date.", status=400)
+            return moment.replace(tzinfo=None, microsecond=0)
+        if fallback is None:
+            raise CalendarError("rest_invalid_param", "Invalid date.", status=400)
+        return fallback
+
+    start = wall(data.start, before.start_local if before else None)
+    end = wall(data.end, before.end_local if before else None)
+    if data.all_day:
+        start = start.replace(hour=0, minute=0, second=0)
+        end = end.replace(hour=23, minute=59, second=59)
+    if end < start:
+        end = start
+    return start, end, wall_to_utc(start, zone), wall_to_utc(end, zone), zone_name
+
+
+def _event_meta(data: EventInput, times: tuple[Any, ...], before: Item | None) -> dict[str, Any]:
+    start, end, start_utc, end_utc, zone_name = times
+    meta: dict[str, Any] = {
+        "_EventStartDate": db_datetime(start),
+        "_EventEndDate": db_datetime(end),
+        "_EventStartDateUTC": db_datetime(start_utc),
+        "_EventEndDateUTC": db_datetime(end_utc),
+        "_EventTimezone": zone_name,
+        "_EventAllDay": True if data.all_day else None,
+        "_EventShowMap": data.show_map,
+        "_EventShowMapLink": data.show_map_link,
+    }
+    if data.website is not None or before is not None:
+        meta["_EventURL"] = data.website or ""  # an update without it clears it, as the reference
+    if data.cost is not None:
+        texts = [c for c in data.cost if str(c).strip()]
+        _, symbol, position = parse_cost(texts)
+        meta["_EventCost"] = ", ".join(texts) if texts else None
+        meta["_EventCurrencySymbol"] = symbol or None
+        meta["_EventCurrencyPosition"] = position or None
+    if data.venues is not None:
+        meta["_EventVenueID"] = list(data.venues) or None
+    if data.organizers is not None:
+        meta["_EventOrganizerID"] = list(data.organizers) or None
+    return meta
+
+
+def _set_links(conn: sa.Connection, event_id: int, kind: str, ids: list[int]) -> None:
+    conn.execute(sa.delete(event_links).where(event_links.c.event_id == event_id, event_links.c.kind == kind))
+    unique = list(dict.fromkeys(ids))
+    if unique:
+        conn.execute(
+            sa.insert(event_links),
+            [{"event_id": event_id, "kind": kind, "linked_id": linked, "position": n} for n, linked in enumerate(unique)],
+        )
+
+
+def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item | None = None) -> Item:
+    """Create or update an event in the caller's transaction: the item, its event row, links,
+    terms and meta mirror."""
+    row_before = get_event_row(conn, before.id) if before is not None else None
+    times = event_times(ctx, data, row_before)
+    terms: dict[str, list[int]] = {}
+    if data.categories is not None:
+        terms["cal_events_cat"] = data.categories
+    if data.tags is not None:
+        terms["post_tag"] = data.tags
+    changes = ItemChanges(
+        title=data.title,
+        content=data.description,
+        excerpt=data.excerpt,
+        slug=data.slug,
+        author=data.author,
+        date=data.date,
+        status=data.status,
+        parent=data.parent,
+        featured_media=data.image,
+        meta=_event_meta(data, times, before),
+        terms=terms,
+        menu_order=-1 if data.sticky else 0,
+    )
+    if before is None:
+        item = item_service.create_item(conn, ctx, TYPES[EVENT_TYPE], changes)
+    else:
+        item = item_service.update_item(conn, ctx, before, changes)
+    start, end, start_utc, end_utc, zone_name = times
+    values = {
+        "start_local": start, "end_local": end, "start_utc": start_utc, "end_utc": end_utc, "timezone": zone_name,
+        "all_day": data.all_day, "featured": data.featured, "sticky": data.sticky,
+        "hidden": data.hide_from_listings or (row_before.hidden if row_before else False),
+    }
+    if row_before is None:
+        conn.execute(sa.insert(events).values(post_id=item.id, **values))
+    else:
+        conn.execute(sa.update(events).where(events.c.post_id == item.id).values(**values))
+    if data.venues is not None:
+        _set_links(conn, item.id, "venue", data.venues)
+    if data.organizers is not None:
+        _set_links(conn, item.id, "organizer", data.organizers)
+    return item
+
+
+def trash(conn: sa.Connection, ctx: Context, item: Item) -> Item:
+    """Move an event, venue or organizer to the trash. A trashed venue or organizer is unlinked
+    from its events."""
+    trashed = item_service.trash_item(conn, ctx, item)
+    if item.type in (VENUE_TYPE, ORGANIZER_TYPE):
+        kind = "venue" if item.type == VENUE_TYPE else "organizer"
+        event_ids = conn.execute(
+            sa.select(event_links.c.event_id).where(event_links.c.linked_id == item.id, event_links.c.kind == kind)
+        ).scalars().all()
+        conn.execute(sa.delete(event_links).where(event_links.c.linked_id == item.id, event_links.c.kind == kind))
+        meta_key = "_EventVenueID" if kind == "venue" else "_EventOrganizerID"
+        for event_id in event_ids:
+            event = item_service.get_item(conn, event_id)
+            if event is not None:
+                remaining = [i for i in item_service.int_list(event.meta.get(meta_key)) if i != item.id]
+                meta = dict(event.meta)
+                if remaining:
+                    meta[meta_key] = remaining
+                else:
+                    meta.pop(meta_key, None)
+                conn.execute(sa.update(posts).where(posts.c.id == event_id).values(meta=meta))
+    return trashed
+
+
+def global_id(home: str, item_id: int) -> str:
+    """``host[/path]?id=N`` (calendar-api.md 2.6)."""
+    parts = urlsplit(home)
+    return f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={item_id}"
+
+
+def valid_status_names() -> frozenset[str]:
+    from ..content.types import STATUSES
+
+    return frozenset(STATUSES)

@@ -6,6 +6,7 @@
     calpress user application-password create <user> <app-name> [--porcelain]
     calpress option get <name>
     calpress option update <name> <value>
+    calpress seed-demo --events N [--seed S] [--batch B]
 """
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     app_create.add_argument("--app-id", "--app_id", dest="app_id", default="")
     app_create.add_argument("--porcelain", action="store_true")
     _global_options(app_create)
+
+    seed = commands.add_parser("seed-demo", help="create demo events, venues, organizers and terms in bulk")
+    seed.add_argument("--events", type=int, default=1000, help="how many events (default 1000)")
+    seed.add_argument("--seed", type=int, default=1, help="random seed, for repeatable data")
+    seed.add_argument("--batch", type=int, default=2000, help="events per transaction")
+    seed.add_argument("--quiet", action="store_true", help="no progress bar")
+    _global_options(seed)
 
     option = commands.add_parser("option", help="site options")
     option_commands = option.add_subparsers(dest="option_command", required=True)
@@ -208,6 +216,24 @@ def cmd_app_password_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_seed_demo(args: argparse.Namespace) -> int:
+    from .calendar.demo import Progress, seed_demo
+
+    if args.events < 0 or args.batch < 1:
+        raise CliError("--events must be 0 or more and --batch 1 or more.")
+    site = _site(_settings(args))
+    try:
+        bar = None if args.quiet else Progress("seeding events", args.events)
+        created = seed_demo(site, args.events, seed=args.seed, batch=args.batch,
+                            progress=bar.update if bar is not None else None)
+        if bar is not None:
+            bar.finish()
+    finally:
+        site.close()
+    print(f"Success: Created {created} demo events.")
+    return 0
+
+
 def cmd_option_get(args: argparse.Namespace) -> int:
     from .site import OPTION_DEFAULTS
     from .store import options as store_options
@@ -258,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("user", "application-password", "create"): cmd_app_password_create,
         ("option", "get"): cmd_option_get,
         ("option", "update"): cmd_option_update,
+        ("seed-demo",): cmd_seed_demo,
     }
     key: tuple[str, ...] = (args.command,)
     for attr in ("db_command", "user_command", "app_command", "option_command"):

@@ -78,3 +78,12 @@ def test_options(run):
 def test_db_upgrade(run):
     code, out, _ = run("db", "upgrade")
     assert code == 0 and out.startswith("Success: Database is at revision ")
+
+
+def test_seed_demo_shows_progress_and_creates_events(run):
+    code, out, err = run("seed-demo", "--events", "30", "--batch", "10")
+    assert code == 0, err
+    assert out.strip() == "Success: Created 30 demo events."
+    assert "seeding events [" in err and "30/30" in err
+    code, out, err = run("seed-demo", "--events", "-1")
+    assert code == 1 and "Error:" in err

@@ -43,10 +43,12 @@ class Progress:
 
     label: str
     total: int
-    stream: TextIO = sys.stderr
+    stream: TextIO | None = None  # sys.stderr at the time of use
     width: int = 30
 
     def __post_init__(self) -> None:
+        if self.stream is None:
+            self.stream = sys.stderr
         self.started = time.monotonic()
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._last_line = -1

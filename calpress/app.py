@@ -20,6 +20,7 @@ import orjson
 
 from . import logs
 from .api import Api, build_api
+from .api.read_cache import ContentGeneration
 from .auth.authenticate import SiteAuthenticator
 from .config import Settings, load_settings
 from .rest.errors import RestError
@@ -46,7 +47,7 @@ class Calpress:
             store_db.upgrade(self.site.engine)
         self.api: Api = build_api(self.site)
         self.authenticator = SiteAuthenticator(self.site)
-        self.rest = RestServer(self.api.registry, self.authenticator)
+        self.rest = RestServer(self.api.registry, self.authenticator, ContentGeneration(self.site))
         from .auth import pages
 
         self.page_paths = frozenset((*pages.PAGE_PATHS, "/openapi.json"))

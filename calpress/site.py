@@ -190,6 +190,10 @@ class Site:
         store_options.set_option(conn, name, value)
         self._options = None
 
+    def forget_options(self) -> None:
+        """Drop the cached options: the next read loads them again."""
+        self._options = None
+
     # -- addresses ------------------------------------------------------------------------------
 
     def site_url(self, request: Any = None) -> str:

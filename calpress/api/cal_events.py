@@ -11,12 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
-
-import sqlalchemy as sa
 
 from ..auth import users as user_store
 from ..calendar import events as cal
@@ -25,14 +22,10 @@ from ..content import items as item_service
 from ..content import taxonomies
 from ..content.items import Context, Item
 from ..content.types import STATUSES, TYPES
-from ..rest.cache import ResponseCache
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..store.fast import FastQuery
-from ..store.options import CONTENT_GENERATION
-from ..store.tables import counters
 from . import Api
 
 NAMESPACE = "cal/events/v1"
@@ -328,42 +321,6 @@ def _target(request: RestRequest, content_type: str) -> Item | None:
             found = item_service.get_item(conn, item_id)
     request.cache["cal_target"] = found
     return found
-
-
-# -- answer cache ---------------------------------------------------------------------------------
-
-_GENERATION = FastQuery(sa.select(counters.c.value).where(counters.c.name == sa.bindparam("name")))
-_answers = ResponseCache()
-
-
-def cached_read(handler: Callable[[RestRequest], Any]) -> Callable[[RestRequest], Any]:
-    """Serve a read route from the answer cache while the stored content is unchanged.
-
-    The key is the route, the query, the requester and the current minute (listings default to
-    windows relative to now). Requests that reshape answers (``_fields``, ``_embed``...) are
-    not cached; neither are errors."""
-
-    def run(request: RestRequest) -> Any:
-        query = request.query
-        if request.method not in ("GET", "HEAD") or any(str(k).startswith("_") for k in query):
-            return handler(request)
-        item_service.publish_due_items(request.site)
-        rows = request.site.query(_GENERATION, {"name": CONTENT_GENERATION})
-        generation = int(rows[0][0]) if rows else 0
-        key = (request.base_url, request.route, repr(sorted(query.items())), request.user_id, int(time.time() // 60))
-        found = _answers.get(key, generation)
-        if found is not None:
-            return found
-        response = handler(request)
-        if isinstance(response, RestError):
-            return response
-        if not isinstance(response, RestResponse):
-            response = RestResponse(response)
-        if response.status >= 400 or not isinstance(response.data, (dict, list)):
-            return response
-        return _answers.put(key, generation, response)
-
-    return run
 
 
 # -- shared listing pieces ------------------------------------------------------------------------
@@ -1055,6 +1012,7 @@ def register(api: Api) -> None:
             _with_api(api, handler),
             _permission_with_site(api, permission) if permission is not None else None,
             args=args or {},
+            cache=methods == ("GET",),
         )
 
     from . import cal_doc
@@ -1063,17 +1021,17 @@ def register(api: Api) -> None:
     id_arg = {"id": arg("the event post ID", "integer", required=True)}
     slug_arg = {"slug": arg("the event post name", "string", required=True, validate=_slug_of(cal.EVENT_TYPE))}
     ns.route("/events", [
-        endpoint(("GET",), cached_read(list_events), args=event_archive_args()),
+        endpoint(("GET",), list_events, args=event_archive_args()),
         endpoint(("POST",), create_event, _create_permission(cal.EVENT_TYPE), event_write_args(creating=True)),
     ])
     ns.route("/events/(?P<id>\\d+)", [
-        endpoint(("GET",), cached_read(get_event), args={**id_arg, "password": arg("The event password", "string")}),
+        endpoint(("GET",), get_event, args={**id_arg, "password": arg("The event password", "string")}),
         endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
                  {**id_arg, **event_write_args(creating=False)}),
         endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), id_arg),
     ])
     ns.route("/events/by-slug/(?P<slug>[^/]+)", [
-        endpoint(("GET",), cached_read(get_event), args={**slug_arg, "password": arg("The event password", "string")}),
+        endpoint(("GET",), get_event, args={**slug_arg, "password": arg("The event password", "string")}),
         endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
                  {**slug_arg, **event_write_args(creating=False)}),
         endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), slug_arg),
@@ -1083,13 +1041,13 @@ def register(api: Api) -> None:
         item_id = {"id": arg(f"the {what} post ID", "integer", required=True, validate=_existing_one(content_type))}
         item_slug = {"slug": arg(f"the {what} post name", "string", required=True, validate=_slug_of(content_type))}
         ns.route(f"/{what}s", [
-            endpoint(("GET",), cached_read(_linked_list(content_type)), args=linked_archive_args(content_type)),
+            endpoint(("GET",), _linked_list(content_type), args=linked_archive_args(content_type)),
             endpoint(("POST",), _linked_create(content_type), _create_permission(content_type),
                      linked_write_args(content_type, creating=True)),
         ])
         for path, ident in ((f"/{what}s/(?P<id>\\d+)", item_id), (f"/{what}s/by-slug/(?P<slug>[^/]+)", item_slug)):
             ns.route(path, [
-                endpoint(("GET",), cached_read(_linked_get(content_type)), args=ident),
+                endpoint(("GET",), _linked_get(content_type), args=ident),
                 endpoint(("POST", "PUT", "PATCH"), _linked_update(content_type), _item_permission(content_type, "edit"),
                          {**ident, **linked_write_args(content_type, creating=False)}),
                 endpoint(("DELETE",), _linked_delete(content_type), _item_permission(content_type, "delete"), ident),

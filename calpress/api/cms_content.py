@@ -1251,7 +1251,7 @@ class ContentController:
         ns.route(
             f"/{self.type.rest_base}",
             [
-                Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args()),
+                Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args(), cache=True),
                 Endpoint(("POST",), self.create_item, self.create_permission, args=self.item_args("POST")),
             ],
             schema=schema,
@@ -1265,7 +1265,7 @@ class ContentController:
         ns.route(
             rf"/{self.type.rest_base}/(?P<id>[\d]+)",
             [
-                Endpoint(("GET",), self.get_item, self.get_permission, args=get_args),
+                Endpoint(("GET",), self.get_item, self.get_permission, args=get_args, cache=True),
                 Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.update_permission, args=self.item_args("PUT")),
                 Endpoint(
                     ("DELETE",),

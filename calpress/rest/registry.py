@@ -39,6 +39,9 @@ class Endpoint:
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
     allow_batch: bool = False
     show_in_index: bool = True
+    # GET answers may be cached by the engine (see RestServer.generation): only for handlers
+    # whose answer depends on nothing but the request, the requester and stored data.
+    cache: bool = False
 
     def __post_init__(self) -> None:
         self.methods = tuple(m.upper() for m in self.methods)

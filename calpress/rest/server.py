@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 import re
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit
 
 import orjson
 
 from . import schema as rest_schema
+from .cache import ResponseCache
 from .errors import RestError
 from .registry import Endpoint, Registry, Route
 from .request import RestRequest, parse_query
@@ -74,9 +77,18 @@ def error_response(error: RestError) -> RestResponse:
 class RestServer:
     """Runs REST requests through the registry. One instance per app, shared by all requests."""
 
-    def __init__(self, registry: Registry, authenticator: Authenticator | None = None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        authenticator: Authenticator | None = None,
+        generation: Callable[[RestRequest], int] | None = None,
+    ) -> None:
         self.registry = registry
         self.authenticator: Authenticator = authenticator or NoAuthentication()
+        # The stored data's version number, from the app: when given, GET answers of endpoints
+        # flagged ``cache`` are kept (final form, encoded) and reused while it is unchanged.
+        self.generation = generation
+        self.answers = ResponseCache()
 
     # -- the whole HTTP-level pipeline ------------------------------------------------------------
 
@@ -196,10 +208,38 @@ class RestServer:
 
     # -- dispatch and post-processing -------------------------------------------------------------
 
+    def _cache_key(self, request: RestRequest) -> tuple[Any, int] | None:
+        """(key, generation) when the answer to ``request`` may come from or go to the cache:
+        GET or HEAD on a ``cache`` endpoint, no reshaping parameter (``_fields``, ``_embed``...).
+        Keys hold the current minute, as listings are relative to now."""
+        if self.generation is None or request.method not in ("GET", "HEAD"):
+            return None
+        if any(str(name).startswith("_") for name in request.query):
+            return None
+        matched = self.registry.match(request.route)
+        if matched is None:
+            return None
+        endpoint = matched[0].endpoint_for(request.method)
+        if endpoint is None or not endpoint.cache:
+            return None
+        key = (request.base_url, request.route, repr(sorted(request.query.items())), request.user_id, int(time.time() // 60))
+        return key, self.generation(request)
+
     def respond(self, request: RestRequest) -> RestResponse:
         """Dispatch an authenticated request, then apply Allow, links, ``_embed`` and ``_fields``."""
         if request.method == "OPTIONS":
             return self._options(request)
+        cached = self._cache_key(request)
+        if cached is not None:
+            found = self.answers.get(*cached)
+            if found is not None:
+                return found
+        response = self._respond(request)
+        if cached is not None and response.status < 400 and response.raw is None and isinstance(response.data, (dict, list)):
+            response = self.answers.put(cached[0], cached[1], response)
+        return response
+
+    def _respond(self, request: RestRequest) -> RestResponse:
         response = self.dispatch(request)
         route = request.route_def
         if route is not None:

@@ -62,6 +62,7 @@ def _upsert(dialect_name: str, with_autoload: bool) -> Any:
 def set_option(conn: sa.Connection, name: str, value: Any, *, autoload: bool | None = None) -> None:
     """Insert or replace option ``name``. ``autoload`` (loaded with every request's options)
     defaults to True for a new option and is left as it is for an existing one."""
+    bump_counter(conn)  # cached answers may show options (addresses, sticky posts...)
     params: dict[str, Any] = {"name": name, "value": value}
     if autoload is not None:
         params["autoload"] = autoload
@@ -78,6 +79,7 @@ def set_option(conn: sa.Connection, name: str, value: Any, *, autoload: bool | N
 
 def delete_option(conn: sa.Connection, name: str) -> bool:
     """Delete option ``name``; returns whether it existed."""
+    bump_counter(conn)
     result = conn.execute(sa.delete(options).where(options.c.name == name))
     return result.rowcount > 0
 

@@ -29,6 +29,7 @@ from .rest.request import RestRequest, parse_query
 from .rest.server import RestServer
 from .site import Site
 from .store import db as store_db
+from .views import discovery
 
 log = logging.getLogger("calpress.app")
 
@@ -64,6 +65,8 @@ class Calpress:
         pages.add_routes(app, self)
         app.add_route("/openapi.json", OpenApiResource(self))
         app.add_sink(self.home_sink, "/")
+        for prefix in discovery.PAGE_PREFIXES:  # added after "/": Falcon tries the newest sink first
+            app.add_sink(self.public_sink, prefix.rstrip("/"))
         app.add_error_handler(Exception, self.handle_error)
         return app
 
@@ -83,6 +86,11 @@ class Calpress:
         from .auth import pages
 
         pages.home_page(self, req, resp)
+        for name, value in discovery.discovery_headers(self.site, self.origin(req)).items():
+            resp.set_header(name, value)
+
+    def public_sink(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
+        discovery.page(self.site, self.origin(req), req, resp)
 
     # -- the WSGI entry -------------------------------------------------------------------------
 
@@ -107,13 +115,15 @@ class Calpress:
         the HTML pages and /openapi.json go to the Falcon app."""
         # WSGI hands the path over as latin-1 decoded bytes; the URL itself is UTF-8.
         path = (environ.get("PATH_INFO") or "/").encode("latin-1", "replace").decode("utf-8", "replace")
-        if path in self.page_paths:
+        if path in self.page_paths or discovery.is_public_page(path):
             return self.falcon_app(environ, start_response)
         query = parse_query(environ.get("QUERY_STRING", ""))
         if path == "/" and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", "")):
             return self.falcon_app(environ, start_response)
         try:
             status, headers, body = self.serve_rest(environ, path, query)
+            if path == "/" and "rest_route" not in query:  # the home address, answered in JSON
+                headers.extend(discovery.discovery_headers(self.site, self.environ_origin(environ)).items())
         except Exception:  # a defect outside the engine: still the error shape, never a bare 500 page
             log.exception("unhandled error for %s %s", environ.get("REQUEST_METHOD"), path)
             error = RestError("internal_server_error", "There has been a critical error on this website.", status=500)

@@ -1,0 +1,107 @@
+"""The calendar API's discovery on public pages (calendar-api.md 9.1): every HTML page says where
+the calendar's REST root is, in headers (``X-TEC-API-VERSION``, ``X-TEC-API-ROOT``,
+``X-TEC-API-ORIGIN``) and in the page head. The root points at what the page shows: an event,
+a category or tag listing, a venue's events, or the namespace root elsewhere.
+
+The pages themselves are minimal for now (the calendar views come with their own issue): a
+title, the dates of an event, and the discovery tags.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+from urllib.parse import urlencode
+
+import falcon
+
+from ..calendar import events as cal
+from ..content import items as item_service
+from ..content import taxonomies
+
+API_VERSION = "v1"
+DISABLED_OPTION = "rest-v1-disabled"
+REST_PREFIX = "/wp-json"
+# Path prefixes of the public calendar pages (the types' and taxonomies' permalink bases).
+PAGE_PREFIXES = ("/event/", "/events/", "/venue/", "/organizer/", "/tag/")
+
+
+def is_public_page(path: str) -> bool:
+    return path.startswith(PAGE_PREFIXES) or path in ("/event", "/events", "/venue", "/organizer", "/tag")
+
+
+def discovery_headers(site: Any, origin: str, root: str | None = None) -> dict[str, str]:
+    """The headers for a public page; ``root`` defaults to the namespace root."""
+    options = site.options()
+    if options.get(DISABLED_OPTION) in (True, 1, "1", "yes", "true"):
+        return {"X-TEC-API-VERSION": "disabled"}
+    rest = f"{origin}{REST_PREFIX}/{cal_namespace()}/"
+    return {
+        "X-TEC-API-VERSION": API_VERSION,
+        "X-TEC-API-ROOT": root or rest,
+        "X-TEC-API-ORIGIN": str(options.get("home") or origin).rstrip("/"),
+    }
+
+
+def cal_namespace() -> str:
+    return "cal/events/v1"
+
+
+def _root_for(site: Any, origin: str, path: str) -> tuple[str | None, str, str]:
+    """(API root or None for the namespace root, page title, page body HTML) of a public path;
+    raises HTTPNotFound for an unknown item."""
+    rest = f"{origin}{REST_PREFIX}/{cal_namespace()}"
+    parts = [p for p in path.strip("/").split("/") if p]
+    with site.read() as conn:
+        if len(parts) == 2 and parts[0] in ("event", "venue", "organizer"):
+            content_type = {"event": cal.EVENT_TYPE, "venue": cal.VENUE_TYPE, "organizer": cal.ORGANIZER_TYPE}[parts[0]]
+            item_id = cal.slug_to_id(conn, content_type, parts[1])
+            item = item_service.get_item(conn, item_id) if item_id else None
+            if item is None or item.status != "publish" or item.password:
+                raise falcon.HTTPNotFound()
+            body = ""
+            if content_type == cal.EVENT_TYPE:
+                row = cal.get_event_row(conn, item.id)
+                if row is not None:
+                    body = f"<p>{cal.db_datetime(row.start_local)} – {cal.db_datetime(row.end_local)}</p>"
+                return f"{rest}/events/{item.id}", item.title, body
+            if content_type == cal.VENUE_TYPE:
+                return f"{rest}/events/?{urlencode({'venue': item.id})}", item.title, body
+            return f"{rest}/events/?{urlencode({'organizer': item.id})}", item.title, body
+        if len(parts) >= 3 and parts[0] == "events" and parts[1] == "category":
+            term = taxonomies.get_term_by_slug(conn, "cal_events_cat", parts[-1])
+            if term is None:
+                raise falcon.HTTPNotFound()
+            return f"{rest}/events/?{urlencode({'categories': term.slug})}", term.name, ""
+        if len(parts) == 2 and parts[0] == "tag":
+            term = taxonomies.get_term_by_slug(conn, "post_tag", parts[1])
+            if term is None:
+                raise falcon.HTTPNotFound()
+            return f"{rest}/events/?{urlencode({'tags': term.slug})}", term.name, ""
+        if parts == ["events"]:
+            return None, "Events", ""
+        if parts == ["events", "featured"]:
+            return f"{rest}/events/?featured=1", "Featured events", ""
+    raise falcon.HTTPNotFound()
+
+
+def page(site: Any, origin: str, req: falcon.Request, resp: falcon.Response) -> None:
+    """Answer a public calendar page (GET or HEAD)."""
+    try:
+        root, title, body = _root_for(site, origin, req.path)
+    except falcon.HTTPNotFound:
+        root, title, body = None, "Page not found", "<p>Nothing was found at this address.</p>"
+        resp.status = falcon.HTTP_404
+    headers = discovery_headers(site, origin, root)
+    for name, value in headers.items():
+        resp.set_header(name, value)
+    head = [f'<meta name="tec-api-version" content="{html.escape(headers["X-TEC-API-VERSION"])}">']
+    if "X-TEC-API-ROOT" in headers:
+        head.append(f'<meta name="tec-api-origin" content="{html.escape(headers["X-TEC-API-ORIGIN"])}">')
+        head.append(f'<link rel="alternate" href="{html.escape(headers["X-TEC-API-ROOT"])}">')
+    resp.content_type = "text/html; charset=UTF-8"
+    resp.text = (
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>{html.escape(title)}</title>\n" + "\n".join(head) + "\n</head>\n<body>\n<main>\n"
+        f"<h1>{html.escape(title)}</h1>\n{body}\n</main>\n</body>\n</html>\n"
+    )

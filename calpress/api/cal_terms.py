@@ -10,8 +10,10 @@ the permission check (401/403). Writing needs ``edit_posts`` on events and the t
 capability as registered in ``content/taxonomies.py``: publishing events for categories (so
 authors may, contributors may not), ``manage_categories`` for tags (editors).
 
-Deliberate differences from the reference: ``include``, ``exclude`` and ``parent`` given as slugs
-are resolved to their terms (the reference validates slugs but then reads them as id 0).
+A ``parent`` sent to a tag route is refused (400 ``rest_taxonomy_not_hierarchical``), as the
+reference's generic create and update read any parent sent, declared or not. Deliberate difference
+from the reference: ``include``, ``exclude`` and ``parent`` given as slugs are resolved to their
+terms (the reference validates slugs but then reads them as id 0).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..calendar import terms as cal_terms
+from ..calendar.events import EVENT_TYPE
 from ..content import taxonomies as tax_store
 from ..content.taxonomies import Taxonomy, Term, TermError, TermQuery
 from ..content.types import TYPES
@@ -35,8 +38,6 @@ from .cms_terms import TermsController
 
 # The taxonomies these routes serve and the route base and answer key of each.
 ROUTE_BASES = (("cal_events_cat", "categories"), ("post_tag", "tags"))
-_EVENT_TYPE = "cal_events"
-
 
 
 def register(api: Api) -> None:
@@ -98,8 +99,8 @@ class TermRoutes:
         return self._target(request, value) is not None
 
     def _target(self, request: RestRequest, value: Any = None) -> Term | None:
-        """The term of the ``{id}`` in the path, looked up once per request."""
-        raw = request.url_params.get("id") if value is None else value
+        """The term the ``id`` parameter names, looked up once per request."""
+        raw = request.get_param("id") if value is None else value
         key = ("cal_term", self.taxonomy.name, str(raw))
         if key not in request.cache:
             found = None
@@ -169,7 +170,7 @@ class TermRoutes:
 
         def check(request: RestRequest) -> bool:
             user = request.user
-            return bool(user) and user.can(TYPES[_EVENT_TYPE].caps["edit_posts"]) and user.can(needed)
+            return bool(user) and user.can(TYPES[EVENT_TYPE].caps["edit_posts"]) and user.can(needed)
 
         return check
 

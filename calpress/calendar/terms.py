@@ -16,9 +16,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from ..content import taxonomies as tax_store
-from ..content.slugs import sanitize_title
 from ..content.taxonomies import Term
-from ..store.tables import posts, terms
+from ..store.tables import posts
 from .events import EVENT_TYPE
 
 __all__ = ["TERM_BASES", "embedded_term", "event_exists", "find_term", "term_urls"]
@@ -62,24 +61,12 @@ def embedded_term(term: Term, rest_base_url: str) -> dict[str, Any]:
 
 def find_term(conn: sa.Connection, taxonomy: str, value: Any) -> Term | None:
     """A term of ``taxonomy`` given as the reference's ``term_exists`` takes it: a number is an
-    id; text is a slug (after ``sanitize_title``), then a name."""
+    id and nothing else (a tag whose slug is ``"5"`` is not term 5); text is a slug, then a name."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int) or (isinstance(value, str) and _DIGITS.fullmatch(value.strip())):
         return tax_store.get_term(conn, int(value), taxonomy)
-    if not isinstance(value, str) or not value.strip():
-        return None
-    text = value.strip()
-    found = tax_store.get_term_by_slug(conn, taxonomy, sanitize_title(text))
-    if found is None:
-        row = conn.execute(
-            sa.select(terms.c.id)
-            .where(terms.c.taxonomy == taxonomy, terms.c.name == tax_store.clean_term_name(text))
-            .order_by(terms.c.id)
-            .limit(1)
-        ).first()
-        found = tax_store.get_term(conn, row.id, taxonomy) if row is not None else None
-    return found
+    return tax_store.find_term(conn, taxonomy, value) if isinstance(value, str) else None
 
 
 def event_exists(conn: sa.Connection, value: Any) -> bool:

@@ -811,6 +811,13 @@ def test_terms_are_given_by_id_or_slug_and_only_of_the_route_taxonomy(client: An
     assert ok(listing(client, "tags", parent=2389))["total"] == 1
 
 
+def test_a_number_names_a_term_id_never_a_slug(client: Any, app: Any) -> None:
+    five = make_term(app, "tags", "5")
+    assert five.slug == "5" and five.id != 5
+    bad(listing(client, "tags", include="5"), "include")
+    assert [term["id"] for term in ok(listing(client, "tags", include=five.id))["tags"]] == [five.id]
+
+
 def test_listing_writes_nothing_and_answers_through_rest_route(client: Any, app: Any) -> None:
     for n in range(3):
         make_term(app, "tags", f"t{n}")

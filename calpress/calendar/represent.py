@@ -18,10 +18,10 @@ from ..content import rendering
 from ..content.items import Context, Item
 from . import events as cal
 from .dates import timezone_abbr
+from .terms import embedded_term
 
 DETAIL_KEYS = ("year", "month", "day", "hour", "minutes", "seconds")
 EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_code": "", "values": []}
-_TERM_BASES = {"cal_events_cat": "categories", "post_tag": "tags"}
 
 
 def date_details(value: dt.datetime) -> dict[str, str]:
@@ -172,23 +172,7 @@ class Builder:
 
     def term(self, term: Any) -> dict[str, Any]:
         """A term as events embed it (calendar-api.md 2.4 a)."""
-        base = f"{self.rest}/{_TERM_BASES.get(term.taxonomy, 'categories')}"
-        urls = {"self": f"{base}/{term.id}", "collection": base}
-        if term.parent:
-            urls["up"] = f"{base}/{term.parent}"
-        return {
-            "name": term.name,
-            "slug": term.slug,
-            "term_group": 0,
-            "term_taxonomy_id": term.id,
-            "taxonomy": term.taxonomy,
-            "description": term.description,
-            "parent": term.parent,
-            "count": term.count,
-            "filter": "raw",
-            "id": term.id,
-            "urls": urls,
-        }
+        return embedded_term(term, self.rest)
 
     # -- event ---------------------------------------------------------------------------------
 

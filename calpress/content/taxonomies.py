@@ -808,6 +808,7 @@ def create_term(
         "count": 0,
         "meta": {},
     }
+    store_options.bump_counter(conn)
     term_id = conn.execute(sa.insert(terms).values(**values).returning(terms.c.id)).scalar_one()
     if not final_slug:
         # A name with nothing left for a slug (say "!!!") gets its id as slug, as in the reference.
@@ -866,6 +867,8 @@ def update_term(
         "description": term.description if description is None else clean_term_description(description),
         "parent": new_parent,
     }
+    # Events embed their terms: cached event answers must see the change.
+    store_options.bump_counter(conn)
     conn.execute(sa.update(terms).where(terms.c.id == term.id).values(**values))
     return Term(id=term.id, taxonomy=term.taxonomy, count=term.count, meta=dict(term.meta), **values)
 

@@ -1,7 +1,8 @@
 """Errors as values: a machine code, a message and a data payload, rendered once by dispatch.
 
 The wire shape is the reference's ``{"code", "message", "data": {"status", ...}}``; an error may
-carry further errors (``additional_errors``), as the reference's multi-code errors do.
+carry further errors (``additional_errors``), as the reference's multi-code errors do, and earlier
+data payloads of its own code (``additional_data``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ class RestError(Exception):
     (the reference's nested validation errors carry ``"data": null``).
     """
 
-    __slots__ = ("code", "message", "data", "additional")
+    __slots__ = ("code", "message", "data", "additional", "additional_data")
 
     _NO_DATA = object()
 
@@ -44,6 +45,8 @@ class RestError(Exception):
         else:
             self.data = data
         self.additional: list[RestError] = []
+        # Payloads the reference's WP_Error held for this code before ``data`` replaced them.
+        self.additional_data: list[Any] = []
 
     @property
     def status(self) -> int:
@@ -64,6 +67,8 @@ class RestError(Exception):
     def to_dict(self) -> dict[str, Any]:
         """The body the reference sends for this error."""
         body: dict[str, Any] = {"code": self.code, "message": self.message, "data": self.data}
+        if self.additional_data:
+            body["additional_data"] = list(self.additional_data)
         if self.additional:
             body["additional_errors"] = [
                 {"code": e.code, "message": e.message, "data": e.data} for e in self.additional

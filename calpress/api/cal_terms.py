@@ -151,11 +151,11 @@ class TermRoutes:
     def register(self) -> None:
         ns = self.api.registry.namespace(NAMESPACE)
         ns.route(f"/{self.base}", [
-            Endpoint(("GET",), self.list_terms, args=self.archive_args()),
+            Endpoint(("GET",), self.list_terms, args=self.archive_args(), cache=True),
             Endpoint(("POST",), self.create_term, self.can_write("manage_terms"), args=self.write_args(creating=True)),
         ])
         ns.route(f"/{self.base}/(?P<id>\\d+)", [
-            Endpoint(("GET",), self.get_term, args=self.id_args()),
+            Endpoint(("GET",), self.get_term, args=self.id_args(), cache=True),
             Endpoint(("POST", "PUT", "PATCH"), self.update_term, self.can_write("edit_terms"),
                      args={**self.id_args(), **self.write_args(creating=False)}),
             Endpoint(("DELETE",), self.delete_term, self.can_write("delete_terms"), args=self.id_args()),

@@ -143,6 +143,8 @@ class Calpress:
         else:
             route = path
             base_url = origin
+        # The reference drops a trailing slash from the route (rest_api_loaded's untrailingslashit).
+        route = route.rstrip("/") or "/"
         method = environ.get("REQUEST_METHOD", "GET").upper()
         raw = b""
         try:

@@ -985,10 +985,10 @@ def _with_api(api: Api, handler: Callable[[RestRequest], Any]) -> Callable[[Rest
         request.cache["cal_api"] = api
         if request.site is None:
             request.site = api.site
-        try:
-            return handler(request)
-        except cal.CalendarError as err:
-            return err
+        result = handler(request)
+        if isinstance(result, RestError):
+            raise result  # the engine answers it in the error shape
+        return result
 
     return run
 

@@ -41,3 +41,20 @@ def make_organizer(client: Any, user: Any, name: str = "Organizer", **fields: An
 def set_option(app: Any, name: str, value: Any) -> None:
     with app.site.write() as conn:
         app.site.update_option(conn, name, value)
+
+
+def ids(response: Any) -> list[int]:
+    return [event["id"] for event in response.json["events"]]
+
+
+def timestamp(hours: float) -> str:
+    """A Unix timestamp ``hours`` from now, as the peer tests send dates."""
+    return str(int(dt.datetime.now(dt.UTC).timestamp() + hours * 3600))
+
+
+def assert_empty_archive(response: Any, key: str = "events") -> None:
+    assert response.status_code == 200, response.json
+    assert response.json[key] == []
+    assert response.json["total"] == 0 and response.json["total_pages"] == 0
+    assert response.headers["X-TEC-Total"] == "0" and response.headers["X-TEC-TotalPages"] == "0"
+    assert "next_rest_url" not in response.json and "previous_rest_url" not in response.json

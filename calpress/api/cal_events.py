@@ -638,7 +638,7 @@ def _event_input(request: RestRequest, conn: Any, ctx: Context, existing: Item |
         title=params.get("title"),
         description=params.get("description"),
         excerpt=params.get("excerpt"),
-        slug=params.get("slug") if existing is None or "slug" not in request.url_params else request.body_params.get("slug"),
+        slug=params.get("slug") if existing is None or "slug" not in request.url_params else request.body_params().get("slug"),
         author=int(params["author"]) if params.get("author") not in (None, "") else None,
         date=_post_date(request, ctx, tz_name),
         status=_scaled_status(request, params.get("status"), existing),
@@ -794,8 +794,8 @@ def _linked_save_input(request: RestRequest, conn: Any, ctx: Context, content_ty
     params = request.params
     data = _linked_input(request, ctx, content_type, params)
     if "slug" in request.url_params and existing is not None:
-        data.title = request.body_params.get(_what(content_type)) if isinstance(
-            request.body_params.get(_what(content_type)), str
+        data.title = request.body_params().get(_what(content_type)) if isinstance(
+            request.body_params().get(_what(content_type)), str
         ) else data.title
     if params.get("author") not in (None, ""):
         data.author = int(params["author"])

@@ -471,7 +471,7 @@ def list_events(request: RestRequest) -> Any:
         if featured is not None:
             query.featured = truthy(featured)
             echo.append(("featured", "1" if query.featured else "0"))
-        found, rows, total = cal.query_events(conn, query)
+        found, rows, total = cal.query_events(conn, query, request.cache.get("generation"))
         if not found and page > 1:
             return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
         loaded = cal.load_items(conn, found, with_event_rows=False)
@@ -754,7 +754,7 @@ def _linked_list(content_type: str) -> Callable[[RestRequest], Any]:
             zone, _ = cal.site_timezone(ctx.options)
             query.now_local = dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
         with request.site.read() as conn:
-            found, total = cal.query_linked(conn, query)
+            found, total = cal.query_linked(conn, query, request.cache.get("generation"))
             if not found and page > 1:
                 return RestError(f"{what}-archive-page-not-found", f"The requested {what} archive page does not exist", status=404)
             builder = _builder(request, conn, cal.Loaded(items=found))

@@ -389,13 +389,16 @@ class TotalsCache:
 _totals = TotalsCache()
 
 
-def query_events(conn: sa.Connection, query: EventQuery) -> tuple[list[Item], dict[int, EventRow], int]:
+def query_events(
+    conn: sa.Connection, query: EventQuery, generation: int | None = None
+) -> tuple[list[Item], dict[int, EventRow], int]:
     """A page of events (items and their event rows) and the total, in two statements (three
     when the total is not cached yet). Ordered by start, then publication date, then id; with
     ``include``, by publication date then id."""
     where = _event_conditions(conn, query)
     key = ("events", conn.engine.url.render_as_string(), *query.key())
-    generation = store_options.read_counter(conn)
+    if generation is None:
+        generation = store_options.read_counter(conn)
     total = _totals.get(key, generation)
     if total is None:
         total = conn.execute(
@@ -464,7 +467,7 @@ def _linked_search(items: list[Item], content_type: str, text: str) -> list[Item
     return [item for item in items if any(all(f in value.lower() for f in fragments) for value in fields(item))]
 
 
-def query_linked(conn: sa.Connection, query: LinkedQuery) -> tuple[list[Item], int]:
+def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None = None) -> tuple[list[Item], int]:
     """A page of venues or organizers and the total. Newest first (post date, then id)."""
     kind = "venue" if query.content_type == VENUE_TYPE else "organizer"
     where: list[Any] = [posts.c.type == query.content_type, _status_condition(posts.c.status, query.statuses)]
@@ -509,7 +512,8 @@ def query_linked(conn: sa.Connection, query: LinkedQuery) -> tuple[list[Item], i
         start = (query.page - 1) * query.per_page
         return matched[start:start + query.per_page], len(matched)
     key = (kind, conn.engine.url.render_as_string(), *query.key())
-    generation = store_options.read_counter(conn)
+    if generation is None:
+        generation = store_options.read_counter(conn)
     total = _totals.get(key, generation)
     if total is None:
         total = conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one()

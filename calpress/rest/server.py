@@ -223,7 +223,8 @@ class RestServer:
         if endpoint is None or not endpoint.cache:
             return None
         key = (request.base_url, request.route, repr(sorted(request.query.items())), request.user_id, int(time.time() // 60))
-        return key, self.generation(request)
+        generation = request.cache["generation"] = self.generation(request)  # handlers may key their own caches by it
+        return key, generation
 
     def respond(self, request: RestRequest) -> RestResponse:
         """Dispatch an authenticated request, then apply Allow, links, ``_embed`` and ``_fields``."""

@@ -1024,18 +1024,14 @@ def register(api: Api) -> None:
         endpoint(("GET",), list_events, args=event_archive_args()),
         endpoint(("POST",), create_event, _create_permission(cal.EVENT_TYPE), event_write_args(creating=True)),
     ])
-    ns.route("/events/(?P<id>\\d+)", [
-        endpoint(("GET",), get_event, args={**id_arg, "password": arg("The event password", "string")}),
-        endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
-                 {**id_arg, **event_write_args(creating=False)}),
-        endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), id_arg),
-    ])
-    ns.route("/events/by-slug/(?P<slug>[^/]+)", [
-        endpoint(("GET",), get_event, args={**slug_arg, "password": arg("The event password", "string")}),
-        endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
-                 {**slug_arg, **event_write_args(creating=False)}),
-        endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), slug_arg),
-    ])
+    # Endpoint order as the reference registers them (its Allow header reads GET, DELETE, POST, PUT, PATCH).
+    for path, ident in (("/events/(?P<id>\\d+)", id_arg), ("/events/by-slug/(?P<slug>[^/]+)", slug_arg)):
+        ns.route(path, [
+            endpoint(("GET",), get_event, args={**ident, "password": arg("The event password", "string")}),
+            endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), ident),
+            endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
+                     {**ident, **event_write_args(creating=False)}),
+        ])
     for content_type in (cal.VENUE_TYPE, cal.ORGANIZER_TYPE):
         what = _what(content_type)
         item_id = {"id": arg(f"the {what} post ID", "integer", required=True, validate=_existing_one(content_type))}
@@ -1048,7 +1044,7 @@ def register(api: Api) -> None:
         for path, ident in ((f"/{what}s/(?P<id>\\d+)", item_id), (f"/{what}s/by-slug/(?P<slug>[^/]+)", item_slug)):
             ns.route(path, [
                 endpoint(("GET",), _linked_get(content_type), args=ident),
+                endpoint(("DELETE",), _linked_delete(content_type), _item_permission(content_type, "delete"), ident),
                 endpoint(("POST", "PUT", "PATCH"), _linked_update(content_type), _item_permission(content_type, "edit"),
                          {**ident, **linked_write_args(content_type, creating=False)}),
-                endpoint(("DELETE",), _linked_delete(content_type), _item_permission(content_type, "delete"), ident),
             ])

@@ -298,3 +298,22 @@ def test_a_post_id_is_not_an_event_for_writes(client, admin):
     post_id = published_post(client, admin)
     assert client.delete(f"{EVENTS}/{post_id}", user=admin).json["code"] == "rest-invalid-event-id"
     assert client.post(f"{EVENTS}/{post_id}", user=admin, json={"title": "x"}).status_code == 400
+
+
+def test_namespace_index_lists_the_calendar_routes_in_order(client, admin):
+    body = client.get("/cal/events/v1").json
+    assert body["namespace"] == "cal/events/v1" and body["_links"]["up"][0]["href"].endswith("/")
+    expected = ["", "/doc", "/events", "/events/(?P<id>\\d+)", "/events/by-slug/(?P<slug>[^/]+)"]
+    for kind in ("venues", "organizers"):
+        expected += [f"/{kind}", f"/{kind}/(?P<id>\\d+)", f"/{kind}/by-slug/(?P<slug>[^/]+)"]
+    expected += ["/categories", "/categories/(?P<id>\\d+)", "/tags", "/tags/(?P<id>\\d+)"]
+    assert list(body["routes"]) == ["/cal/events/v1" + path for path in expected]
+    events = body["routes"]["/cal/events/v1/events"]
+    assert events["endpoints"][0]["args"]["page"] == {"description": "The archive page to return", "type": "integer",
+                                                      "default": 1, "required": False}
+    assert events["endpoints"][1]["args"]["title"]["required"] is True
+    assert body["routes"]["/cal/events/v1/events/(?P<id>\\d+)"]["methods"] == ["GET", "DELETE", "POST", "PUT", "PATCH"]
+    event = make_event(client, admin)
+    assert client.get(f"{EVENTS}/{event['id']}").headers["Allow"] == "GET"
+    assert client.get(f"{EVENTS}/{event['id']}", user=admin).headers["Allow"] == "GET, DELETE, POST, PUT, PATCH"
+

@@ -252,6 +252,10 @@ def _linked_entries(value: Any, many: bool) -> list[Any]:
     return as_list(value)
 
 
+def _anything(value: Any, request: RestRequest, name: str) -> bool:
+    return True
+
+
 def _keep(value: Any, request: RestRequest, name: str) -> Any:
     """Leave a value as sent (lists, objects, CSV strings are read by the handler)."""
     return value
@@ -898,10 +902,13 @@ def event_archive_args() -> dict[str, dict[str, Any]]:
                          validate=_existing(cal.ORGANIZER_TYPE), sanitize=_keep),
         "featured": arg("Events should be filtered by their featured status", "boolean", validate=_boolish),
         "status": status,
+        # Without the geolocation extension these are accepted and ignored, whatever their value.
         "geoloc": arg("Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data",
-                      "boolean"),
-        "geoloc_lat": arg("Requires Events Calendar Pro. Events should be filtered by their venue latitude location", "number"),
-        "geoloc_lng": arg("Requires Events Calendar Pro. Events should be filtered by their venue longitude location", "number"),
+                      "boolean", validate=_anything, sanitize=_keep),
+        "geoloc_lat": arg("Requires Events Calendar Pro. Events should be filtered by their venue latitude location", "number",
+                          validate=_anything, sanitize=_keep),
+        "geoloc_lng": arg("Requires Events Calendar Pro. Events should be filtered by their venue longitude location", "number",
+                          validate=_anything, sanitize=_keep),
         "include": arg("Include events with the specified IDs", "array", validate=_include, sanitize=_keep),
         "post_parent": arg("Events should be filtered by their post_parent being the specified one", "integer",
                            validate=_existing_one(cal.EVENT_TYPE)),

@@ -422,3 +422,17 @@ def test_EventArchive_drafts_are_listed_with_the_any_status_for_editors(client, 
 
 def ids_of(body):
     return [event["id"] for event in body["events"]]
+
+
+def test_geolocation_filters_are_ignored_without_the_extension(client, admin):
+    created = many(client, admin, 2)
+    for params in ({"geoloc": "true"}, {"geoloc_lat": "45.1", "geoloc_lng": "9.2"}, {"geoloc_lat": "north"}):
+        response = client.get(EVENTS, params=params)
+        assert response.status_code == 200 and ids(response) == created
+
+
+def test_ticketed_needs_the_ticketing_extension(client):
+    response = client.get(EVENTS, params={"ticketed": "true"})
+    assert response.status_code == 400
+    assert response.json["data"]["details"]["ticketed"]["code"] == "event-tickets-not-active"
+    assert client.get(EVENTS, params={"ticketed": "false"}).status_code == 200

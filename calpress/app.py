@@ -23,6 +23,7 @@ from .api import Api, build_api
 from .api.read_cache import ContentGeneration
 from .auth.authenticate import SiteAuthenticator
 from .config import Settings, load_settings
+from .media import files as media_files
 from .rest.errors import RestError
 from .rest.openapi import openapi_document
 from .rest.request import RestRequest, parse_query
@@ -67,6 +68,9 @@ class Calpress:
         app.add_sink(self.home_sink, "/")
         for prefix in discovery.PAGE_PREFIXES:  # added after "/": Falcon tries the newest sink first
             app.add_sink(self.public_sink, prefix.rstrip("/"))
+        uploads = media_files.UploadsResource(self.settings.uploads_dir)
+        app.add_sink(lambda req, resp, **kw: getattr(uploads, "on_" + req.method.lower(), _not_allowed)(req, resp),
+                     media_files.PREFIX + "/")
         app.add_error_handler(Exception, self.handle_error)
         return app
 
@@ -115,7 +119,7 @@ class Calpress:
         the HTML pages and /openapi.json go to the Falcon app."""
         # WSGI hands the path over as latin-1 decoded bytes; the URL itself is UTF-8.
         path = (environ.get("PATH_INFO") or "/").encode("latin-1", "replace").decode("utf-8", "replace")
-        if path in self.page_paths or discovery.is_public_page(path):
+        if path in self.page_paths or discovery.is_public_page(path) or path.startswith(media_files.PREFIX + "/"):
             return self.falcon_app(environ, start_response)
         query = parse_query(environ.get("QUERY_STRING", ""))
         if path == "/" and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", "")):
@@ -177,6 +181,10 @@ def _status_line(status: int) -> str:
             phrase = "Unknown"
         line = _STATUS_LINES[status] = f"{status} {phrase}"
     return line
+
+
+def _not_allowed(req: falcon.Request, resp: falcon.Response) -> None:
+    raise falcon.HTTPMethodNotAllowed(["GET", "HEAD"])
 
 
 def _prefers_html(accept: str) -> bool:

@@ -199,6 +199,8 @@ def _status_filter(content_type: str) -> Callable[[Any, RestRequest, str], bool]
 def _image(value: Any, request: RestRequest, name: str) -> bool:
     if value == "" or value is None:
         return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # checked as an id here; the declared string type then refuses it (rest_invalid_type)
     if not isinstance(value, str):
         return False
     from ..media import attachments

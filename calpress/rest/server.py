@@ -344,12 +344,25 @@ class RestServer:
                         raise result
                     params[name] = result
                 elif "type" in arg:
+                    # An argument with a type and no sanitising callback goes through the
+                    # reference's rest_parse_request_arg: the schema check (for the first time when
+                    # a custom validator ran instead), then the coercion. Schema-derived arguments
+                    # carry rest_sanitize_request_arg (the marker), which only coerces.
+                    if "validate" in arg and "sanitize_callback" not in arg:
+                        verdict = rest_schema.validate_value(value, arg, name)
+                        if isinstance(verdict, RestError):
+                            raise verdict
                     params[name] = rest_schema.sanitize_value(value, arg, name)
             except RestError as err:
                 invalid[name] = err.message
+                details[name] = {"code": err.code, "message": err.message, "data": err.data}
         if invalid:
             raise RestError(
-                "rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", status=400, params=invalid
+                "rest_invalid_param",
+                f"Invalid parameter(s): {', '.join(invalid)}",
+                status=400,
+                params=invalid,
+                details=details or [],
             )
 
     def allowed_methods(self, route: Route, request: RestRequest) -> list[str]:

@@ -1,0 +1,1 @@
+"""Media: uploaded files (local uploads folder) and image attachments."""

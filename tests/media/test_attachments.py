@@ -1,0 +1,202 @@
+"""Image attachments: storage with the reference's sub-sizes and metadata, the calendar's image
+objects, the ``image`` argument (ids, stored URLs, downloads), and serving the uploads folder."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import threading
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from cal_support import EVENTS, VENUES, make_event
+from content_support import context, statement_counter
+from PIL import Image
+
+from calpress.media import attachments
+from calpress.rest.errors import RestError
+from calpress.store.tables import posts
+
+
+def png(width: int = 1200, height: int = 800, color: str = "red") -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def store(app, data: bytes, name: str = "photo.png") -> int:
+    with app.site.write() as conn:
+        return attachments.create_attachment(conn, context(app), app.settings.uploads_dir, data, name)
+
+
+@pytest.fixture()
+def image_server() -> Iterator[str]:
+    """A real HTTP server on loopback serving an image, a text file and 404s."""
+    body = png(400, 300, "blue")
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self, send_body: bool) -> None:
+            if self.path == "/image.png":
+                payload, kind = body, "image/png"
+            elif self.path == "/page.html":
+                payload, kind = b"<p>not an image</p>", "text/html"
+            else:
+                self.send_response(404)
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if send_body:
+                self.wfile.write(payload)
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._answer(True)
+
+        def do_HEAD(self) -> None:  # noqa: N802
+            self._answer(False)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_stored_images_get_the_reference_sizes_and_metadata(app):
+    attachment_id = store(app, png(1200, 800))
+    with app.site.read() as conn:
+        row = conn.execute(sa.select(posts).where(posts.c.id == attachment_id)).one()
+    assert row.type == "attachment" and row.status == "inherit" and row.mime_type == "image/png"
+    metadata = row.meta[attachments.METADATA_KEY]
+    assert metadata["width"] == 1200 and metadata["height"] == 800 and metadata["file"].endswith("/photo.png")
+    sizes = metadata["sizes"]
+    assert set(sizes) == {"thumbnail", "medium", "medium_large", "large"}  # not 1536 or 2048: the image is smaller
+    assert (sizes["thumbnail"]["width"], sizes["thumbnail"]["height"]) == (150, 150)
+    assert (sizes["medium"]["width"], sizes["medium"]["height"]) == (300, 200)
+    assert (sizes["large"]["width"], sizes["large"]["height"]) == (1024, 683)
+    folder = app.settings.uploads_dir / metadata["file"].rsplit("/", 1)[0]
+    for size in sizes.values():
+        with Image.open(folder / size["file"]) as image:
+            assert image.size == (size["width"], size["height"])
+        assert size["filesize"] == (folder / size["file"]).stat().st_size
+    assert row.guid == "http://example.test/wp-content/uploads/" + metadata["file"]
+    second = store(app, png(10, 10))  # same name: a new file, small images get no sizes
+    with app.site.read() as conn:
+        meta = conn.execute(sa.select(posts.c.meta).where(posts.c.id == second)).scalar_one()
+    assert meta[attachments.FILE_KEY].endswith("/photo-1.png") and meta[attachments.METADATA_KEY]["sizes"] == {}
+
+
+def test_only_images_are_accepted(app):
+    with pytest.raises(ValueError):
+        store(app, b"plain text, not an image", "notes.png")
+    buffer = io.BytesIO()
+    Image.new("RGB", (20, 20)).save(buffer, format="TIFF")
+    with pytest.raises(ValueError):
+        store(app, buffer.getvalue(), "scan.tiff")
+
+
+def test_image_objects_for_a_page_cost_one_statement(app):
+    ids = [store(app, png(400, 300)) for _ in range(5)]
+    with app.site.read() as conn, statement_counter(app) as statements:
+        found = attachments.image_objects(conn, "http://example.test", [*ids, 999999])
+    assert len([s for s in statements if s != "BEGIN"]) == 1
+    assert found[999999] is False
+    first = found[ids[0]]
+    assert list(first) == ["url", "id", "extension", "width", "height", "filesize", "sizes"]
+    assert first["extension"] == "png" and first["width"] == 400
+    assert set(first["sizes"]["thumbnail"]) == {"width", "height", "mime-type", "filesize", "url"}
+    assert first["sizes"]["thumbnail"]["url"].startswith("http://example.test/wp-content/uploads/")
+
+
+def test_image_argument_by_id(app, admin):
+    from calpress.auth import users
+
+    image = store(app, png(200, 200))
+    with app.site.write() as conn:
+        raw = conn.execute(sa.insert(posts).values(
+            type="attachment", status="inherit", slug="scan", title="scan", mime_type="application/octet-stream",
+            date_local=sa.func.current_timestamp(), modified_local=sa.func.current_timestamp(),
+            modified_utc=sa.func.current_timestamp(), meta={attachments.FILE_KEY: "scan.raw"},
+        ).returning(posts.c.id)).scalar_one()
+        post = conn.execute(sa.insert(posts).values(
+            type="post", status="publish", slug="p", title="p", date_local=sa.func.current_timestamp(),
+            modified_local=sa.func.current_timestamp(), modified_utc=sa.func.current_timestamp(),
+        ).returning(posts.c.id)).scalar_one()
+        user = users.get_user(conn, admin.id)
+        ctx = context(app, admin.id)
+        assert attachments.resolve_image(conn, ctx, str(image), user) == image
+        assert attachments.resolve_image(conn, ctx, "", user) == 0
+        for bad in (str(raw), str(post), "23", "foo bar"):
+            assert not attachments.check_image_value(conn, ctx, bad, user)
+            with pytest.raises(RestError) as caught:
+                attachments.resolve_image(conn, ctx, bad, user)
+            assert caught.value.status == 400 and caught.value.data["params"] == {"image": "Invalid parameter."}
+
+
+def test_image_argument_by_url(app, accounts, admin, image_server):
+    from calpress.auth import users
+
+    stored = store(app, png(500, 400))
+    with app.site.read() as conn:
+        url = conn.execute(sa.select(posts.c.guid).where(posts.c.id == stored)).scalar_one()
+    with app.site.write() as conn:
+        admin_user = users.get_user(conn, admin.id)
+        contributor = users.get_user(conn, accounts["contributor"].id)
+        ctx = context(app, admin.id)
+        assert attachments.resolve_image(conn, ctx, url, admin_user) == stored
+        assert attachments.resolve_image(conn, ctx, url.replace(".png", "-150x150.png"), admin_user) == stored
+        downloaded = attachments.resolve_image(conn, ctx, f"{image_server}/image.png", admin_user)
+        assert downloaded not in (0, stored)
+        assert attachments.image_objects(conn, ctx.home, [downloaded])[downloaded]["width"] == 400
+        for bad in (f"{image_server}/page.html", f"{image_server}/missing.png", "http://127.0.0.1:9/nothing.png"):
+            assert not attachments.check_image_value(conn, ctx, bad, admin_user), bad
+            with pytest.raises(RestError):
+                attachments.resolve_image(conn, ctx, bad, admin_user)
+        # Only users who may upload files can have a remote image fetched.
+        assert not attachments.check_image_value(conn, ctx, f"{image_server}/image.png", contributor)
+        assert attachments.check_image_value(conn, ctx, url, contributor)
+
+
+def test_uploads_are_served_and_nothing_outside(app, client):
+    stored = store(app, png(300, 300))
+    with app.site.read() as conn:
+        relative = conn.execute(sa.select(posts.c.meta).where(posts.c.id == stored)).scalar_one()[attachments.FILE_KEY]
+    response = client.get(f"/wp-content/uploads/{relative}")
+    assert response.status_code == 200 and response.headers["content-type"] == "image/png"
+    assert response.content == (app.settings.uploads_dir / relative).read_bytes()
+    (app.settings.uploads_dir.parent / "secret.txt").write_text("nope")
+    for path in ("/wp-content/uploads/../secret.txt", "/wp-content/uploads/%2e%2e/secret.txt",
+                 "/wp-content/uploads/2020/../../secret.txt", "/wp-content/uploads/missing.png"):
+        assert client.get(path).status_code == 404, path
+
+
+def test_events_take_images_by_id_and_url_through_the_api(app, client, accounts, admin, image_server):
+    stored = store(app, png(640, 480))
+    by_id = make_event(client, admin, image=str(stored))
+    assert by_id["image"]["id"] == stored and by_id["image"]["width"] == 640 and "thumbnail" in by_id["image"]["sizes"]
+    by_url = make_event(client, admin, image=by_id["image"]["url"])
+    assert by_url["image"]["id"] == stored
+    remote = make_event(client, admin, image=f"{image_server}/image.png")
+    assert remote["image"]["id"] not in (stored, None) and remote["image"]["url"].endswith(".png")
+    typed = client.post(EVENTS, user=admin, json={"title": "T", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00",
+                                                   "image": stored})
+    assert typed.status_code == 400 and typed.json["data"]["details"]["image"]["code"] == "rest_invalid_type"
+    refused = client.post(EVENTS, user=accounts["contributor"], json={
+        "title": "T", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00", "image": f"{image_server}/image.png"})
+    assert refused.status_code == 400 and refused.json["code"] == "rest_invalid_param"
+    cleared = client.post(f"{EVENTS}/{by_id['id']}", user=admin, json={"image": ""})
+    assert cleared.json["image"] is False
+    venue = client.post(VENUES, user=admin, json={"venue": "Pictured", "image": str(stored)})
+    assert venue.status_code == 201 and venue.json["image"]["id"] == stored
+    inline = make_event(client, admin, venue={"venue": "Inline pictured", "image": by_id["image"]["url"]},
+                        organizer=[{"organizer": "Org pictured", "image": f"{image_server}/image.png"}])
+    assert inline["venue"]["image"]["id"] == stored and inline["organizer"][0]["image"]["url"].endswith(".png")

@@ -262,7 +262,7 @@ def register(api: Api) -> None:
         query = Search(
             request=request,
             site=site,
-            subtypes=list(params.get("subtype") or [ANY]),
+            subtypes=list(params.get("subtype") if params.get("subtype") is not None else [ANY]),
             text=str(params.get("search") or ""),
             page=page,
             per_page=per_page,

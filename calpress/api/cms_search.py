@@ -206,43 +206,45 @@ def _parse_slug_list(value: Any) -> list[str]:
     return list(dict.fromkeys(sanitize_title(str(entry)) for entry in raw if str(entry).strip()))
 
 
+HANDLERS: dict[str, SearchHandlerType] = {h.type: h for h in (PostHandler(), TermHandler(), PostFormatHandler())}
+_SUBTYPES = list(dict.fromkeys(s for handler in HANDLERS.values() for s in handler.subtypes))
+
+SEARCH_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "search-result",
+    "type": "object",
+    "properties": {
+        "id": {"description": "Unique identifier for the object.", "type": ["integer", "string"], "context": _CONTEXTS, "readonly": True},
+        "title": {"description": "The title for the object.", "type": "string", "context": _CONTEXTS, "readonly": True},
+        "url": {"description": "URL to the object.", "type": "string", "format": "uri", "context": _CONTEXTS, "readonly": True},
+        "type": {"description": "Object type.", "type": "string", "enum": list(HANDLERS), "context": _CONTEXTS, "readonly": True},
+        "subtype": {"description": "Object subtype.", "type": "string", "enum": _SUBTYPES, "context": _CONTEXTS, "readonly": True},
+    },
+}
+_TYPE_ARG: dict[str, Any] = {
+    "default": "post",
+    "description": "Limit results to items of an object type.",
+    "type": "string",
+    "enum": list(HANDLERS),
+}
+_SUBTYPE_ARG: dict[str, Any] = {
+    "default": ANY,
+    "description": "Limit results to items of one or more object subtypes.",
+    "type": "array",
+    "items": {"enum": [*_SUBTYPES, ANY], "type": "string"},
+}
+
+
 def register(api: Api) -> None:
     site = api.site
-    handlers: dict[str, SearchHandlerType] = {h.type: h for h in (PostHandler(), TermHandler(), PostFormatHandler())}
-    all_subtypes = list(dict.fromkeys(s for handler in handlers.values() for s in handler.subtypes))
-
-    schema: dict[str, Any] = {
-        "$schema": "http://json-schema.org/draft-04/schema#",
-        "title": "search-result",
-        "type": "object",
-        "properties": {
-            "id": {"description": "Unique identifier for the object.", "type": ["integer", "string"], "context": _CONTEXTS, "readonly": True},
-            "title": {"description": "The title for the object.", "type": "string", "context": _CONTEXTS, "readonly": True},
-            "url": {"description": "URL to the object.", "type": "string", "format": "uri", "context": _CONTEXTS, "readonly": True},
-            "type": {"description": "Object type.", "type": "string", "enum": list(handlers), "context": _CONTEXTS, "readonly": True},
-            "subtype": {"description": "Object subtype.", "type": "string", "enum": all_subtypes, "context": _CONTEXTS, "readonly": True},
-        },
-    }
-    type_arg: dict[str, Any] = {
-        "default": "post",
-        "description": "Limit results to items of an object type.",
-        "type": "string",
-        "enum": list(handlers),
-    }
-    subtype_arg: dict[str, Any] = {
-        "default": ANY,
-        "description": "Limit results to items of one or more object subtypes.",
-        "type": "array",
-        "items": {"enum": [*all_subtypes, ANY], "type": "string"},
-    }
 
     # The reference checks type and subtype while sanitising (they have no validate callback),
     # so errors in both are reported together; subtype is read as a slug list first.
     def sanitize_type(value: Any, request: RestRequest, name: str) -> Any:
-        return rest_schema.parse_request_arg(value, type_arg, name)
+        return rest_schema.parse_request_arg(value, _TYPE_ARG, name)
 
     def sanitize_subtypes(value: Any, request: RestRequest, name: str) -> list[str]:
-        subtypes = rest_schema.parse_request_arg(_parse_slug_list(value), subtype_arg, name)
+        subtypes = rest_schema.parse_request_arg(_parse_slug_list(value), _SUBTYPE_ARG, name)
         if ANY in subtypes:
             return [ANY]
         handler = handler_of(request)
@@ -250,7 +252,7 @@ def register(api: Api) -> None:
 
     def handler_of(request: RestRequest) -> SearchHandlerType:
         wanted = request.get_param("type")
-        handler = handlers.get(wanted) if isinstance(wanted, str) else None
+        handler = HANDLERS.get(wanted) if isinstance(wanted, str) else None
         if handler is None:
             raise RestError("rest_search_invalid_type", "Invalid type parameter.", status=400)
         return handler
@@ -277,7 +279,7 @@ def register(api: Api) -> None:
                 status=400,
             )
         context = params.get("context") or "view"
-        shown = fields_for_context(schema, context)
+        shown = fields_for_context(SEARCH_SCHEMA, context)
         collection = [{"href": rest_url(request.base_url, f"/{NAMESPACE}/search")}]
         prepared = []
         for result in results:
@@ -287,9 +289,9 @@ def register(api: Api) -> None:
             prepared.append(data)
         return RestResponse(prepared, headers=pagination_headers(request, total, per_page, page))
 
-    args = collection_params(schema)
-    args["type"] = {**type_arg, "validate": lambda value, request, name: True, "sanitize": sanitize_type}
-    args["subtype"] = {**subtype_arg, "validate": lambda value, request, name: True, "sanitize": sanitize_subtypes}
+    args = collection_params(SEARCH_SCHEMA)
+    args["type"] = {**_TYPE_ARG, "validate": lambda value, request, name: True, "sanitize": sanitize_type}
+    args["subtype"] = {**_SUBTYPE_ARG, "validate": lambda value, request, name: True, "sanitize": sanitize_subtypes}
     args["exclude"] = {"description": "Ensure result set excludes specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
     args["include"] = {"description": "Limit result set to specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
-    api.registry.namespace(NAMESPACE).route("/search", [Endpoint(("GET",), search, args=args)], schema=lambda: schema)
+    api.registry.namespace(NAMESPACE).route("/search", [Endpoint(("GET",), search, args=args)], schema=lambda: SEARCH_SCHEMA)

@@ -21,7 +21,9 @@ from .store import options as store_options
 from .store.fast import FastQuery
 from .store.tables import options as options_table
 
-# Site options and their defaults. `calpress option get/update` and cms/v2/settings use these.
+# Site options and their defaults: the values the reference's installer stores. `calpress option
+# get/update` and cms/v2/settings use these. WPLANG is absent on purpose: the reference stores none
+# for an English site, so its setting shows the registered default (site_settings.py).
 OPTION_DEFAULTS: dict[str, Any] = {
     "blogname": "calpress",
     "blogdescription": "",
@@ -33,7 +35,6 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "date_format": "F j, Y",
     "time_format": "g:i a",
     "start_of_week": 1,
-    "WPLANG": "",
     "posts_per_page": 10,
     "show_on_front": "posts",
     "page_on_front": 0,
@@ -189,6 +190,12 @@ class Site:
     def update_option(self, conn: sa.Connection, name: str, value: Any) -> None:
         store_options.set_option(conn, name, value)
         self._options = None
+
+    def delete_option(self, conn: sa.Connection, name: str) -> bool:
+        """Delete a stored option (its default shows again); returns whether it was stored."""
+        existed = store_options.delete_option(conn, name)
+        self._options = None
+        return existed
 
     def forget_options(self) -> None:
         """Drop the cached options: the next read loads them again."""

@@ -378,7 +378,8 @@ class ItemQuery:
     """The filters, order and page of a collection (the reference's WP_Query arguments).
 
     Dates are the site's wall time; ``statuses`` must already be resolved (no ``any``);
-    ``include`` of ``[0]`` matches nothing. ``offset`` replaces the page offset.
+    ``include`` of ``[0]`` matches nothing. ``offset`` replaces the page offset. ``types``, when
+    given, lists several types to match instead of ``type`` (searches across types).
     """
 
     type: str
@@ -407,6 +408,7 @@ class ItemQuery:
     tax_relation: str = "AND"
     order: str = "desc"
     orderby: str = "date"
+    types: Sequence[str] = ()
 
 
 @dataclass
@@ -531,8 +533,17 @@ def _format_column() -> Any:
     return sa.func.coalesce(posts.c.meta[FORMAT_KEY].as_string(), "")
 
 
+def used_formats(conn: sa.Connection) -> set[str]:
+    """The post formats some post has (in any status), i.e. those the reference would have a
+    ``post-format-*`` term for; it keeps formats as terms, created on first use."""
+    column = _format_column()
+    stmt = sa.select(column).where(posts.c.type == "post", column != "").distinct()
+    return {str(value) for (value,) in conn.execute(stmt)}
+
+
 def _conditions(query: ItemQuery) -> tuple[list[Any], Any]:
-    conditions: list[Any] = [posts.c.type == query.type]
+    types = list(dict.fromkeys(query.types))
+    conditions: list[Any] = [posts.c.type.in_(types) if len(types) > 1 else posts.c.type == (types or [query.type])[0]]
     statuses = list(dict.fromkeys(query.statuses))
     conditions.append(posts.c.status == statuses[0] if len(statuses) == 1 else posts.c.status.in_(statuses))
     relevance = None

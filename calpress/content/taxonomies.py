@@ -553,7 +553,8 @@ class TermQuery:
 
     ``include`` wins over ``exclude`` (the reference ignores ``exclude`` when ``include`` is
     given); ``slugs`` are compared after ``sanitize_title``; ``parent`` 0 means top level;
-    ``object_id`` lists the terms linked to one content item. ``orderby`` is one of ``name``
+    ``object_id`` lists the terms linked to one content item; ``taxonomies``, when given, lists
+    several taxonomies to match instead of ``taxonomy`` (searches). ``orderby`` is one of ``name``
     (case-insensitive), ``id``, ``slug``, ``count``, ``description``, ``term_group`` (terms have
     no groups: id order), ``parent``, ``include`` (the order of ``include``), ``include_slugs``
     (the order of ``slugs``), ``none``; ``include``/``include_slugs`` without their list sort
@@ -572,6 +573,7 @@ class TermQuery:
     order: str = "asc"
     limit: int | None = None
     offset: int = 0
+    taxonomies: Sequence[str] = ()
 
 
 def _escape_like(text: str) -> str:
@@ -579,7 +581,8 @@ def _escape_like(text: str) -> str:
 
 
 def _conditions(query: TermQuery, taxonomy: Taxonomy) -> tuple[list[Any], list[str]]:
-    conditions: list[Any] = [terms.c.taxonomy == taxonomy.name]
+    names = list(dict.fromkeys(query.taxonomies))
+    conditions: list[Any] = [terms.c.taxonomy.in_(names) if len(names) > 1 else terms.c.taxonomy == (names or [taxonomy.name])[0]]
     include = [int(i) for i in query.include]
     slugs = [sanitize_title(str(s)) for s in query.slugs]
     if include:

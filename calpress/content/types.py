@@ -18,6 +18,9 @@ from ..auth import users as user_caps
 
 @dataclass(frozen=True)
 class Status:
+    """A registered status. ``show_in_list`` is the reference's ``show_in_admin_all_list``;
+    ``queryable`` (``publicly_queryable``) follows ``public`` unless given."""
+
     name: str
     label: str
     public: bool = False
@@ -26,6 +29,11 @@ class Status:
     internal: bool = False
     show_in_list: bool = True
     date_floating: bool = False
+    queryable: bool | None = None
+
+    @property
+    def publicly_queryable(self) -> bool:
+        return self.public if self.queryable is None else self.queryable
 
 
 STATUSES: dict[str, Status] = {
@@ -43,12 +51,13 @@ STATUSES: dict[str, Status] = {
         Status("request-confirmed", "Confirmed", internal=True, show_in_list=False),
         Status("request-failed", "Failed", internal=True, show_in_list=False),
         Status("request-completed", "Completed", internal=True, show_in_list=False),
-        # The calendar's import statuses (renamed from tribe-ea-*), registered as non-public.
-        Status("cal-ea-success", "Imported", show_in_list=False),
-        Status("cal-ea-failed", "Failed", show_in_list=False),
-        Status("cal-ea-schedule", "Scheduled", show_in_list=False),
-        Status("cal-ea-pending", "Pending", show_in_list=False),
-        Status("cal-ea-draft", "Draft", show_in_list=False),
+        # The calendar's import statuses (renamed from tribe-ea-*): the calendar registers them
+        # public but not publicly queryable (its Aggregator Records::get_status).
+        Status("cal-ea-success", "Imported", public=True, queryable=False),
+        Status("cal-ea-failed", "Failed", public=True, queryable=False),
+        Status("cal-ea-schedule", "Schedule", public=True, queryable=False),
+        Status("cal-ea-pending", "Pending", public=True, queryable=False),
+        Status("cal-ea-draft", "Draft", public=True, queryable=False),
         Status("cal-ignored", "Ignored", show_in_list=False),
     )
 }
@@ -129,6 +138,13 @@ class ContentType:
     permastruct: str = ""
     # Templates the theme offers for this type (``template`` must be one of them, or "").
     templates: tuple[str, ...] = ()
+    # Labels the type gives itself; ``type_labels`` completes them as the reference does.
+    labels: dict[str, str] = field(default_factory=dict)
+    has_archive: bool | str = False
+    show_ui: bool | None = None  # None: follows ``public``
+    show_in_nav_menus: bool | None = None  # None: follows ``public``
+    # Arguments a feature was declared with (``editor`` with notes on posts and pages).
+    feature_args: dict[str, Any] = field(default_factory=dict)
 
     def supports_feature(self, feature: str) -> bool:
         return feature in self.supports
@@ -153,6 +169,8 @@ class ContentType:
         return "revisions" in self.supports
 
 
+# The reference's post and page declare ``'editor' => array( 'notes' => true )``.
+_EDITOR_WITH_NOTES: dict[str, Any] = {"editor": [{"notes": True}]}
 _POST_FEATURES = frozenset(
     {"title", "editor", "author", "thumbnail", "excerpt", "trackbacks", "custom-fields", "comments", "revisions", "post-formats"}
 )
@@ -169,7 +187,7 @@ def register_type(content_type: ContentType) -> ContentType:
 register_type(
     ContentType(
         "post", "posts", "Posts", "Post", builtin=True, supports=_POST_FEATURES, taxonomies=("category", "post_tag"),
-        icon="dashicons-admin-post",
+        icon="dashicons-admin-post", labels={"name_admin_bar": "Post"}, feature_args=_EDITOR_WITH_NOTES,
         rest_features=frozenset(
             {"title", "editor", "author", "excerpt", "thumbnail", "comments", "revisions", "post-formats", "custom-fields"}
         ),
@@ -179,6 +197,7 @@ register_type(
     ContentType(
         "page", "pages", "Pages", "Page", builtin=True, hierarchical=True, supports=_PAGE_FEATURES,
         caps=type_caps("page", "pages"), permalink="page", icon="dashicons-admin-page",
+        labels={"name_admin_bar": "Page"}, feature_args=_EDITOR_WITH_NOTES,
         rest_features=frozenset(
             {"title", "editor", "author", "excerpt", "thumbnail", "comments", "revisions", "page-attributes", "custom-fields"}
         ),
@@ -196,24 +215,85 @@ register_type(
                        delete_private_posts="delete_private_posts", delete_published_posts="delete_published_posts",
                        delete_others_posts="delete_others_posts", edit_private_posts="edit_private_posts",
                        edit_published_posts="edit_published_posts"),
-        public=False, read_requires_edit=True, icon="dashicons-admin-page",
+        public=False, read_requires_edit=True, show_ui=True,
+        labels={
+            "name": "Patterns",
+            "singular_name": "Pattern",
+            "add_new": "Add Pattern",
+            "add_new_item": "Add Pattern",
+            "new_item": "New Pattern",
+            "edit_item": "Edit Block Pattern",
+            "view_item": "View Pattern",
+            "view_items": "View Patterns",
+            "all_items": "All Patterns",
+            "search_items": "Search Patterns",
+            "not_found": "No patterns found.",
+            "not_found_in_trash": "No patterns found in Trash.",
+            "filter_items_list": "Filter patterns list",
+            "items_list_navigation": "Patterns list navigation",
+            "items_list": "Patterns list",
+            "item_published": "Pattern published.",
+            "item_published_privately": "Pattern published privately.",
+            "item_reverted_to_draft": "Pattern reverted to draft.",
+            "item_scheduled": "Pattern scheduled.",
+            "item_updated": "Pattern updated.",
+        },
         meta={
             # Lifted out of ``meta`` into a top-level field by the blocks controller.
             "wp_pattern_sync_status": {"type": "string", "single": True, "enum": ["partial", "unsynced"]},
         },
     )
 )
+
+
+def _calendar_labels(singular: str, plural: str, *, linked: bool) -> dict[str, str]:
+    """The labels the calendar gives its types; venues and organizers (``linked``) add the
+    lower-case names and have no ``view_items``."""
+    labels = {"name": plural, "singular_name": singular}
+    if linked:
+        labels["singular_name_lowercase"] = singular.lower()
+        labels["plural_name_lowercase"] = plural.lower()
+    labels.update(
+        {
+            "add_new": "Add New",
+            "add_new_item": f"Add New {singular}",
+            "edit_item": f"Edit {singular}",
+            "new_item": f"New {singular}",
+            "view_item": f"View {singular}",
+        }
+    )
+    if not linked:
+        labels["view_items"] = f"View {plural}"
+    labels.update(
+        {
+            "search_items": f"Search {plural}",
+            "not_found": f"No {plural.lower()} found",
+            "not_found_in_trash": f"No {plural.lower()} found in Trash",
+            "item_published": f"{singular} published.",
+            "item_published_privately": f"{singular} published privately.",
+            "item_reverted_to_draft": f"{singular} reverted to draft.",
+            "item_scheduled": f"{singular} scheduled.",
+            "item_updated": f"{singular} updated.",
+            "item_link": f"{singular} Link",
+            "item_link_description": f"A link to a particular {singular}.",
+        }
+    )
+    return labels
+
+
 _CAL_FEATURES = frozenset({"title", "editor", "excerpt", "thumbnail", "custom-fields", "author", "revisions"})
 register_type(
     ContentType(
         "cal_venue", "cal_venue", "Venues", "Venue", supports=_CAL_FEATURES,
         caps=type_caps("cal_venue", "cal_venues"), permastruct="venue/%cal_venue%",
+        show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Venue", "Venues", linked=True),
     )
 )
 register_type(
     ContentType(
         "cal_organizer", "cal_organizer", "Organizers", "Organizer", supports=_CAL_FEATURES,
         caps=type_caps("cal_organizer", "cal_organizers"), permastruct="organizer/%cal_organizer%",
+        show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Organizer", "Organizers", linked=True),
     )
 )
 register_type(
@@ -221,6 +301,7 @@ register_type(
         "cal_events", "cal_events", "Events", "Event",
         supports=_CAL_FEATURES | frozenset({"comments"}), taxonomies=("cal_events_cat", "post_tag"),
         caps=type_caps("cal_event", "cal_events"), permastruct="event/%cal_events%",
+        has_archive=True, icon="dashicons-calendar", labels=_calendar_labels("Event", "Events", linked=False),
     )
 )
 
@@ -235,6 +316,94 @@ def type_by_base(rest_base: str) -> ContentType | None:
 # The order the reference registers the content routes in (its route index lists them so):
 # posts, pages, media (attachment, its own controller), blocks, then the calendar's types.
 REST_TYPE_ORDER = ("post", "page", "attachment", "wp_block", "cal_venue", "cal_organizer", "cal_events")
+
+# Types the reference registers without REST routes: /types answers rest_cannot_read_type for
+# these rather than rest_type_invalid (the calendar's import records and deleted-event markers
+# among them, renamed as the rest).
+NON_REST_TYPES = frozenset(
+    {"revision", "custom_css", "customize_changeset", "oembed_cache", "user_request", "cal-ea-record", "deleted_event"}
+)
+
+# The reference's default labels (WP_Post_Type::get_default_labels): (flat, hierarchical).
+_DEFAULT_TYPE_LABELS: dict[str, tuple[str | None, str | None]] = {
+    "name": ("Posts", "Pages"),
+    "singular_name": ("Post", "Page"),
+    "add_new": ("Add", "Add"),
+    "add_new_item": ("Add Post", "Add Page"),
+    "edit_item": ("Edit Post", "Edit Page"),
+    "new_item": ("New Post", "New Page"),
+    "view_item": ("View Post", "View Page"),
+    "view_items": ("View Posts", "View Pages"),
+    "search_items": ("Search Posts", "Search Pages"),
+    "not_found": ("No posts found.", "No pages found."),
+    "not_found_in_trash": ("No posts found in Trash.", "No pages found in Trash."),
+    "parent_item_colon": (None, "Parent Page:"),
+    "all_items": ("All Posts", "All Pages"),
+    "archives": ("Post Archives", "Page Archives"),
+    "attributes": ("Post Attributes", "Page Attributes"),
+    "insert_into_item": ("Insert into post", "Insert into page"),
+    "uploaded_to_this_item": ("Uploaded to this post", "Uploaded to this page"),
+    "featured_image": ("Featured image", "Featured image"),
+    "set_featured_image": ("Set featured image", "Set featured image"),
+    "remove_featured_image": ("Remove featured image", "Remove featured image"),
+    "use_featured_image": ("Use as featured image", "Use as featured image"),
+    "filter_items_list": ("Filter posts list", "Filter pages list"),
+    "filter_by_date": ("Filter by date", "Filter by date"),
+    "items_list_navigation": ("Posts list navigation", "Pages list navigation"),
+    "items_list": ("Posts list", "Pages list"),
+    "item_published": ("Post published.", "Page published."),
+    "item_published_privately": ("Post published privately.", "Page published privately."),
+    "item_reverted_to_draft": ("Post reverted to draft.", "Page reverted to draft."),
+    "item_trashed": ("Post trashed.", "Page trashed."),
+    "item_scheduled": ("Post scheduled.", "Page scheduled."),
+    "item_updated": ("Post updated.", "Page updated."),
+    "item_link": ("Post Link", "Page Link"),
+    "item_link_description": ("A link to a post.", "A link to a page."),
+}
+
+
+def type_labels(content_type: ContentType) -> dict[str, str | None]:
+    """The full label set of a type, as the reference's get_post_type_labels completes it: the
+    type's own labels with the derived ones (singular name, admin bar, menu, all items,
+    archives) over the post or page defaults, then ``template_name`` when the type named its
+    singular itself (so post and page, which do not, have none)."""
+    own: dict[str, str | None] = dict(content_type.labels)
+    if "singular_name" not in own and "name" in own:
+        own["singular_name"] = own["name"]
+    if "name_admin_bar" not in own:
+        own["name_admin_bar"] = own.get("singular_name") or content_type.name
+    if "menu_name" not in own and "name" in own:
+        own["menu_name"] = own["name"]
+    if "all_items" not in own and "menu_name" in own:
+        own["all_items"] = own["menu_name"]
+    if "archives" not in own and "all_items" in own:
+        own["archives"] = own["all_items"]
+    index = 1 if content_type.hierarchical else 0
+    labels = {key: pair[index] for key, pair in _DEFAULT_TYPE_LABELS.items()}
+    labels["menu_name"] = labels["name"]
+    labels.update(own)
+    if "template_name" not in own and own.get("singular_name") is not None:
+        labels["template_name"] = f"Single item: {own['singular_name']}"
+    return labels
+
+
+# The order features are listed in (the reference lists them as each type declared them).
+_FEATURE_ORDER = (
+    "title", "editor", "author", "thumbnail", "excerpt", "trackbacks", "page-attributes", "custom-fields", "comments",
+    "revisions", "post-formats",
+)
+
+
+def type_supports(content_type: ContentType) -> dict[str, Any]:
+    """The reference's get_all_post_type_supports: each feature as ``true`` or the arguments it
+    was declared with; ``editor`` implies ``autosave``."""
+    rank = {feature: index for index, feature in enumerate(_FEATURE_ORDER)}
+    features = sorted(content_type.supports, key=lambda f: (rank.get(f, len(rank)), f))
+    supports: dict[str, Any] = {f: content_type.feature_args.get(f, True) for f in features}
+    if "editor" in supports and "autosave" not in supports:
+        supports["autosave"] = True
+    return supports
+
 
 # The reference's get_post_format_slugs(), "standard" first (it means "no format").
 POST_FORMATS = ("standard", "aside", "chat", "gallery", "link", "image", "quote", "status", "video", "audio")

@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "ALLOWED_PROTOCOLS",
     "english_list",
+    "esc_html",
     "esc_url_raw",
     "is_email",
     "is_hex_color",
@@ -134,6 +135,11 @@ def _esc_html_fragment(text: str) -> str:
             out.append(c)
         i += 1
     return "".join(out)
+
+
+def esc_html(text: str) -> str:
+    """The reference's esc_html: invalid UTF-8 dropped, ``& < > " '`` encoded, existing entities kept."""
+    return _esc_html_fragment(_check_invalid_utf8(text))
 
 
 def _pre_kses_less_than(text: str) -> str:

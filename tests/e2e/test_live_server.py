@@ -77,3 +77,31 @@ def test_bad_input_never_500(site):
             assert response.json()["code"] == code, (method, path)
     missing_auth = httpx.get(server.url + "/cms/v2/users/me", headers={"Authorization": "Basic"})
     assert missing_auth.status_code == 401 and missing_auth.json()["code"] == "rest_not_logged_in"
+
+
+
+def test_calendar_through_a_real_server(site):
+    """Demo data seeded by the command line, then the calendar read and written over real HTTP;
+    the cached listing follows a write at once, and the event's public page points at it."""
+    from urllib.parse import urlsplit
+
+    server, _, password = site
+    assert "Created 25 demo events" in server.cli("seed-demo", "--events", "25", "--quiet")
+    params = {"per_page": "5", "start_date": "2000-01-01"}
+    listing = httpx.get(server.url + "/wp-json/cal/events/v1/events", params=params)
+    assert listing.status_code == 200 and listing.json()["total"] == 25
+    assert listing.headers["X-TEC-Total"] == "25" and listing.headers["X-TEC-TotalPages"] == "5"
+    follow = httpx.get(listing.json()["next_rest_url"])
+    assert follow.status_code == 200 and len(follow.json()["events"]) == 5
+
+    created = httpx.post(server.url + "/wp-json/cal/events/v1/events", auth=("admin", password), json={
+        "title": "Live event", "start_date": "tomorrow 6pm", "end_date": "tomorrow 8pm", "timezone": "Europe/Rome",
+        "venue": {"venue": "Live Hall", "city": "Rome", "country": "Italy"}, "categories": "Live",
+    })
+    assert created.status_code == 201, created.text
+    event = created.json()
+    assert event["timezone"] == "Europe/Rome" and event["venue"]["venue"] == "Live Hall"
+    assert httpx.get(server.url + "/wp-json/cal/events/v1/events", params=params).json()["total"] == 26
+    page = httpx.head(server.url + urlsplit(event["url"]).path)
+    assert page.status_code == 200
+    assert page.headers["X-TEC-API-ROOT"] == f"{server.url}/wp-json/cal/events/v1/events/{event['id']}"

@@ -7,6 +7,7 @@
     calpress option get <name>
     calpress option update <name> <value>
     calpress seed-demo --events N [--seed S] [--batch B]
+    calpress media import <file>... [--user=<id>] [--porcelain]
 """
 
 from __future__ import annotations
@@ -76,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     app_create.add_argument("--app-id", "--app_id", dest="app_id", default="")
     app_create.add_argument("--porcelain", action="store_true")
     _global_options(app_create)
+
+    media = commands.add_parser("media", help="media")
+    media_commands = media.add_subparsers(dest="media_command", required=True)
+    media_import = media_commands.add_parser("import", help="store image files as attachments")
+    media_import.add_argument("files", nargs="+")
+    media_import.add_argument("--user", type=int, default=0)
+    media_import.add_argument("--porcelain", action="store_true", help="print only the new ids")
+    _global_options(media_import)
 
     seed = commands.add_parser("seed-demo", help="create demo events, venues, organizers and terms in bulk")
     seed.add_argument("--events", type=int, default=1000, help="how many events (default 1000)")
@@ -216,6 +225,33 @@ def cmd_app_password_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_media_import(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .content.items import Context
+    from .media.attachments import create_attachment
+
+    settings = _settings(args)
+    site = _site(settings)
+    try:
+        for name in args.files:
+            path = Path(name)
+            if not path.is_file():
+                raise CliError(f"Unable to import file '{name}'. Reason: File doesn't exist.")
+            ctx = Context(options=site.load_options(), home=site.home_url(), site=site)
+            try:
+                with site.write() as conn:
+                    new_id = create_attachment(conn, ctx, settings.uploads_dir, path.read_bytes(), path.name, author=args.user)
+            except ValueError as err:
+                raise CliError(f"Unable to import file '{name}'. Reason: {err}.") from err
+            print(new_id if args.porcelain else f"Imported file '{name}' as attachment ID {new_id}.")
+        if not args.porcelain:
+            print(f"Success: Imported {len(args.files)} of {len(args.files)} items.")
+    finally:
+        site.close()
+    return 0
+
+
 def cmd_seed_demo(args: argparse.Namespace) -> int:
     from .calendar.demo import Progress, seed_demo
 
@@ -285,9 +321,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("option", "get"): cmd_option_get,
         ("option", "update"): cmd_option_update,
         ("seed-demo",): cmd_seed_demo,
+        ("media", "import"): cmd_media_import,
     }
     key: tuple[str, ...] = (args.command,)
-    for attr in ("db_command", "user_command", "app_command", "option_command"):
+    for attr in ("db_command", "user_command", "app_command", "option_command", "media_command"):
         value = getattr(args, attr, None)
         if value:
             key += (value,)

@@ -87,3 +87,25 @@ def test_seed_demo_shows_progress_and_creates_events(run):
     assert "seeding events [" in err and "30/30" in err
     code, out, err = run("seed-demo", "--events", "-1")
     assert code == 1 and "Error:" in err
+
+
+def test_media_import_stores_images_and_refuses_other_files(run, tmp_path):
+    import io
+
+    from PIL import Image
+
+    image = tmp_path / "poster.png"
+    buffer = io.BytesIO()
+    Image.new("RGB", (400, 300), "white").save(buffer, format="PNG")
+    image.write_bytes(buffer.getvalue())
+    code, out, err = run("media", "import", str(image), "--porcelain")
+    assert code == 0, err
+    assert re.fullmatch(r"\d+\n", out)
+    uploads = tmp_path / "data" / "uploads"
+    assert any(p.name == "poster-150x150.png" for p in uploads.rglob("*.png"))
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    code, _, err = run("media", "import", str(text))
+    assert code == 1 and "Unable to import file" in err
+    code, _, err = run("media", "import", str(tmp_path / "missing.png"))
+    assert code == 1 and "File doesn't exist" in err

@@ -113,6 +113,8 @@ class ContentType:
     public: bool = True
     builtin: bool = False
     can_trash: bool = True
+    # Whether cms/v2 serves /{base}/{parent}/revisions and /{base}/{id}/autosaves for the type
+    # (api/cms_revisions.py); revisions are stored whenever the type supports them.
     revisions_route: bool = True
     autosaves_route: bool = True
     default_status: str = "draft"
@@ -197,6 +199,7 @@ register_type(
                        delete_others_posts="delete_others_posts", edit_private_posts="edit_private_posts",
                        edit_published_posts="edit_published_posts"),
         public=False, read_requires_edit=True, icon="dashicons-admin-page",
+        revisions_route=False,  # the seed lists autosave routes for blocks, but no revision routes
         meta={
             # Lifted out of ``meta`` into a top-level field by the blocks controller.
             "wp_pattern_sync_status": {"type": "string", "single": True, "enum": ["partial", "unsynced"]},
@@ -214,6 +217,7 @@ register_type(
     ContentType(
         "cal_organizer", "cal_organizer", "Organizers", "Organizer", supports=_CAL_FEATURES,
         caps=type_caps("cal_organizer", "cal_organizers"), permastruct="organizer/%cal_organizer%",
+        revisions_route=False, autosaves_route=False,  # the seed shows neither (the reference has both)
     )
 )
 register_type(
@@ -221,6 +225,7 @@ register_type(
         "cal_events", "cal_events", "Events", "Event",
         supports=_CAL_FEATURES | frozenset({"comments"}), taxonomies=("cal_events_cat", "post_tag"),
         caps=type_caps("cal_event", "cal_events"), permastruct="event/%cal_events%",
+        revisions_route=False, autosaves_route=False,  # as cal_organizer
     )
 )
 

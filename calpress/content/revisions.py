@@ -42,7 +42,9 @@ __all__ = [
     "list_autosaves",
     "normalize_whitespace",
     "query_revisions",
+    "revision_slug",
     "revisioned_meta_keys",
+    "revisions_of",
     "save_revision",
 ]
 
@@ -199,6 +201,18 @@ def _insert_revision(
     return revision
 
 
+def _latest_revision(conn: sa.Connection, parent_id: int) -> Item | None:
+    """The newest revision of an item that is not an autosave (by date, then id), or None."""
+    stmt = (
+        sa.select(posts)
+        .where(*_revisions_of(parent_id), posts.c.slug.contains(f"{parent_id}-revision", autoescape=True))
+        .order_by(posts.c.date_local.desc(), posts.c.id.desc())
+        .limit(1)
+    )
+    row = conn.execute(stmt).first()
+    return Item.from_row(row) if row else None
+
+
 def _has_changed(item: Item, latest: Item) -> bool:
     if any(normalize_whitespace(getattr(item, f)) != normalize_whitespace(getattr(latest, f)) for f in REVISION_FIELDS):
         return True
@@ -209,16 +223,15 @@ def save_revision(conn: sa.Connection, ctx: Context, item: Item) -> Item | None:
     """Store a revision of ``item`` as it now is, after an update (wp_save_post_revision).
 
     None when its type keeps no revisions, it is an auto-draft, or nothing revisioned changed
-    since the latest revision that is not an autosave. An item without any revision always
-    gets one, so that its first update records the state it was updated to."""
+    since the latest revision that is not an autosave. An item without such a revision always
+    gets one, so that its first update records the state it was updated to (one indexed
+    look-up per update, whatever the number of revisions)."""
     content_type = TYPES.get(item.type)
     if content_type is None or not content_type.has_revisions or item.status == "auto-draft":
         return None
-    existing = revisions_of(conn, item.id)
-    if existing:
-        latest = next((r for r in existing if f"{r.parent}-revision" in r.slug), None)
-        if latest is not None and not _has_changed(item, latest):
-            return None
+    latest = _latest_revision(conn, item.id)
+    if latest is not None and not _has_changed(item, latest):
+        return None
     fields = {name: getattr(item, name) for name in REVISION_FIELDS}  # as saved, so already filtered
     return _insert_revision(conn, ctx, item, fields, autosave=False, meta=_revisioned_meta(item))
 

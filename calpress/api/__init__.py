@@ -30,7 +30,18 @@ class Api:
 
 def build_api(site: Site) -> Api:
     """The registry with every route of the service."""
-    from . import cal_events, cal_terms, cms_app_passwords, cms_content, cms_search, cms_site, cms_terms, cms_users, root
+    from . import (
+        cal_events,
+        cal_terms,
+        cms_app_passwords,
+        cms_content,
+        cms_revisions,
+        cms_search,
+        cms_site,
+        cms_terms,
+        cms_users,
+        root,
+    )
 
     registry = Registry()
     api = Api(site=site, registry=registry, index=RouteIndex(registry))
@@ -39,6 +50,7 @@ def build_api(site: Site) -> Api:
         registry.namespace(name)
     cal_events.register(api)
     cal_terms.register(api)
+    cms_revisions.install()  # revision and autosave routes follow the routes of their type
     cms_content.register(api)
     cms_site.register(api)
     cms_users.register(api)

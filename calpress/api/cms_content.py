@@ -510,6 +510,10 @@ class ContentController:
                     request.cache[key] = item_service.get_item(conn, ident)
         return request.cache[key]
 
+    def cached_item(self, request: RestRequest, item_id: Any) -> Item | None:
+        """The item ``item_id`` of any type (revisions included), read at most once per request."""
+        return self._cached(request, item_id)
+
     def item_of(self, request: RestRequest) -> Item:
         """The item the route's ``id`` names, or 404 ``rest_post_invalid_id`` (also when it is
         of another type)."""
@@ -1095,7 +1099,7 @@ class ContentController:
         if want("format"):
             data["format"] = item.format
         if want("meta"):
-            data["meta"] = self._meta_values(item)
+            data["meta"] = self.meta_values(item)
         item_terms = related.terms.get(item.id, {})
         for taxonomy in self.taxonomies:
             if want(taxonomy.rest_base):
@@ -1129,7 +1133,7 @@ class ContentController:
             )
         return found
 
-    def _meta_values(self, item: Item) -> dict[str, Any]:
+    def meta_values(self, item: Item) -> dict[str, Any]:
         """Every registered key: its stored value coerced to its schema, else its default."""
         values = {name: field_.default for name, field_ in self.meta_fields.items()}
         stored = item.meta

@@ -378,8 +378,9 @@ class ItemQuery:
     """The filters, order and page of a collection (the reference's WP_Query arguments).
 
     Dates are the site's wall time; ``statuses`` must already be resolved (no ``any``);
-    ``include`` of ``[0]`` matches nothing. ``offset`` replaces the page offset. ``types``, when
-    given, lists several types to match instead of ``type`` (searches across types).
+    ``include`` of ``[0]`` matches nothing. ``offset`` replaces the page offset; ``per_page``
+    -1 returns every match (no page, no offset). ``types``, when given, lists several types to
+    match instead of ``type`` (searches across types).
     """
 
     type: str
@@ -633,14 +634,15 @@ def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = Fal
     count_stmt = sa.select(sa.func.count()).select_from(posts).where(*conditions)
     if count_only:
         return ItemPage([], conn.execute(count_stmt).scalar_one())
-    offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
     stmt = (
         sa.select(posts, sa.func.count().over().label("_total"))
         .where(*conditions)
         .order_by(*_ordering(conn, query, relevance))
-        .limit(query.per_page)
-        .offset(max(offset, 0))
     )
+    offset = 0
+    if query.per_page >= 0:  # -1: every match, unpaged (the reference's posts_per_page -1)
+        offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
+        stmt = stmt.limit(query.per_page).offset(max(offset, 0))
     rows = conn.execute(stmt).all()
     if rows:
         return ItemPage([Item.from_row(row) for row in rows], rows[0]._total)
@@ -702,14 +704,24 @@ def load_related(
 
 
 def revision_counts(conn: sa.Connection, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
-    """(number of revisions, id of the latest) per item that has revisions, in one query."""
+    """(number of revisions, id of the latest) per item that has revisions, in one query. The
+    latest is the newest by date, then id, as the reference's wp_get_latest_revision_id_and_total_count
+    (an autosave overwritten in place keeps its id but is dated anew)."""
     if not ids:
         return {}
-    stmt = (
-        sa.select(posts.c.parent, sa.func.count(), sa.func.max(posts.c.id))
+    ranked = (
+        sa.select(
+            posts.c.parent,
+            posts.c.id,
+            sa.func.count().over(partition_by=posts.c.parent).label("total"),
+            sa.func.row_number()
+            .over(partition_by=posts.c.parent, order_by=(posts.c.date_local.desc(), posts.c.id.desc()))
+            .label("position"),
+        )
         .where(posts.c.type == "revision", posts.c.parent.in_(list(ids)))
-        .group_by(posts.c.parent)
+        .subquery()
     )
+    stmt = sa.select(ranked.c.parent, ranked.c.total, ranked.c.id).where(ranked.c.position == 1)
     return {parent: (count, latest) for parent, count, latest in conn.execute(stmt)}
 
 
@@ -1038,9 +1050,16 @@ def _apply_meta(meta: dict[str, Any], content_type: ContentType, changes: ItemCh
 
 
 def _save(
-    conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges, before: Item | None
+    conn: sa.Connection,
+    ctx: Context,
+    content_type: ContentType,
+    changes: ItemChanges,
+    before: Item | None,
+    *,
+    store_revision: bool = True,
 ) -> Item:
-    """The reference's wp_insert_post, for a new item (``before`` None) or an existing one."""
+    """The reference's wp_insert_post, for a new item (``before`` None) or an existing one; an
+    update also stores a revision when something revisioned changed (``store_revision``)."""
     store_options.bump_counter(conn)  # cached listing totals are stale from here on
     zone = ctx.zone
     now = now_utc()
@@ -1186,6 +1205,10 @@ def _save(
         taxonomies.recount_objects(conn, [item.id])
     if changes.sticky is not None and content_type.name == "post":
         set_sticky(conn, ctx, item.id, changes.sticky)
+    if not creating and store_revision:
+        from . import revisions  # it builds on this module
+
+        revisions.save_revision(conn, ctx, item)
     return item
 
 
@@ -1214,14 +1237,18 @@ def create_item(conn: sa.Connection, ctx: Context, content_type: ContentType, ch
     return _save(conn, ctx, content_type, changes, None)
 
 
-def update_item(conn: sa.Connection, ctx: Context, item: Item, changes: ItemChanges) -> Item:
+def update_item(
+    conn: sa.Connection, ctx: Context, item: Item, changes: ItemChanges, *, store_revision: bool = True
+) -> Item:
     """Apply ``changes`` to ``item`` (re-read and locked first, so that concurrent updates of
-    the same item queue instead of overwriting each other's meta). ``modified`` becomes now."""
+    the same item queue instead of overwriting each other's meta). ``modified`` becomes now. A
+    revision is stored as content/revisions.py decides, unless ``store_revision`` is false (an
+    autosave of a draft by its author)."""
     content_type = TYPES[item.type]
     current = lock_item(conn, item.id, item.type)
     if current is None:
         raise ItemError("rest_post_invalid_id", "Invalid post ID.", status=404)
-    return _save(conn, ctx, content_type, changes, current)
+    return _save(conn, ctx, content_type, changes, current, store_revision=store_revision)
 
 
 def trash_item(conn: sa.Connection, ctx: Context, item: Item) -> Item:

@@ -122,6 +122,8 @@ class ContentType:
     public: bool = True
     builtin: bool = False
     can_trash: bool = True
+    # Whether cms/v2 serves /{base}/{parent}/revisions and /{base}/{id}/autosaves for the type
+    # (api/cms_revisions.py); revisions are stored whenever the type supports them.
     revisions_route: bool = True
     autosaves_route: bool = True
     default_status: str = "draft"

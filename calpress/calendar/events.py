@@ -554,22 +554,22 @@ def derived_stateprovince(fields: dict[str, str]) -> str:
     return fields.get("province") or ""
 
 
-def _linked_meta(content_type: str, data: LinkedInput, creating: bool) -> dict[str, Any]:
+def _linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
     keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
     meta: dict[str, Any] = {}
     fields = dict(data.fields)
-    if content_type == VENUE_TYPE and "stateprovince" not in fields and creating:
-        derived = derived_stateprovince(fields)
-        if derived:
-            fields["stateprovince"] = derived
+    if content_type == VENUE_TYPE and not fields.get("stateprovince"):
+        # As the reference saves a venue, on create and on update alike: a missing or empty
+        # stateprovince is derived from the state or province *given with this write*, so an
+        # update that names none of the three clears it (spec/examples: "Update a venue").
+        fields["stateprovince"] = derived_stateprovince(fields)
     for name, value in fields.items():
         if name in keys:
             meta[keys[name]] = value if value != "" else None
     if content_type == VENUE_TYPE:
-        if data.show_map is not None:
-            meta[VENUE_SHOW_MAP] = data.show_map
-        if data.show_map_link is not None:
-            meta[VENUE_SHOW_MAP_LINK] = data.show_map_link
+        # The flags are stored on every save, as the reference does: true unless given falsy.
+        meta[VENUE_SHOW_MAP] = True if data.show_map is None else data.show_map
+        meta[VENUE_SHOW_MAP_LINK] = True if data.show_map_link is None else data.show_map_link
     return meta
 
 
@@ -625,7 +625,7 @@ def save_linked(
         author=data.author,
         date=data.date,
         featured_media=data.image,
-        meta=_linked_meta(content_type, data, before is None),
+        meta=_linked_meta(content_type, data),
     )
     if before is None:
         return item_service.create_item(conn, ctx, TYPES[content_type], changes), True

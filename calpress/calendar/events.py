@@ -597,8 +597,8 @@ def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) ->
             if name == "address":
                 if not all(word in stored for word in value.lower().split()):
                     same = False
-            elif name == "country" or name == "website":
-                continue
+            elif content_type == VENUE_TYPE and name in ("country", "website"):
+                continue  # not among the venue's duplicate fields; an organizer's website is
             elif stored != value.lower():
                 same = False
         if same:

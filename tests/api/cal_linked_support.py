@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 import sqlalchemy as sa
-from cal_support import ORGANIZERS, VENUES, make_event, set_option
+from cal_support import ORGANIZERS, VENUES, make_event, set_option, when
 from content_support import make_item
 
 from calpress.store.tables import event_links, posts
@@ -263,6 +263,8 @@ def archive_hides_drafts(app: Any, client: Any, kind: Kind) -> None:
 
 def archive_shows_drafts_to_editors(app: Any, client: Any, accounts: Any, kind: Kind) -> None:
     drafts = have_many(app, kind, 3, status="draft")
+    have(app, kind, status="trash")
+    assert_empty(client.get(kind.url), kind)  # the anonymous answer is cached apart from the editor's
     response = client.get(kind.url, user=accounts["editor"])
     assert listed(response, kind) == drafts
     url_has(response.json["rest_url"], f"/{kind.key}/", status="any")
@@ -303,6 +305,7 @@ def archive_status_anonymous(app: Any, client: Any, kind: Kind) -> None:
 def search_by_post_field(app: Any, client: Any, kind: Kind, field: str, word: str) -> None:
     for suffix in ("foo", "baz", "bar"):
         have(app, kind, **{field: f"{word} {suffix}"})
+    have(app, kind, status="draft", **{field: f"{word} foo"})  # never shown to anonymous callers
     nothing = client.get(kind.url, params={"search": "woo"})
     assert nothing.status_code == 200 and nothing.json[kind.key] == []
     assert len(listed(client.get(kind.url, params={"search": word}), kind)) == 3
@@ -343,6 +346,25 @@ def by_empty_none_without(app: Any, client: Any, admin: Any, kind: Kind) -> None
     for _ in range(3):
         have_event(client, admin, kind, have(app, kind))
     assert_empty(client.get(kind.url, params={"has_events": "false"}), kind)
+
+
+def by_empty_counts_every_other_status(app: Any, client: Any, admin: Any, kind: Kind) -> None:
+    """calendar-api.md 3.2: only draft and pending events leave an item "empty"; private, future
+    and trashed events count."""
+    by_status = {status: have(app, kind) for status in ("private", "future", "trash", "draft", "pending")}
+    for status, linked in by_status.items():
+        fields: dict[str, Any] = {kind.name: str(linked), "status": "publish" if status == "trash" else status}
+        if status == "future":
+            fields["date"] = when(24 * 7)
+        event = make_event(client, admin, **fields)
+        assert event["status"] == fields["status"]
+        if status == "trash":
+            assert client.delete(f"/cal/events/v1/events/{event['id']}", user=admin).status_code == 200
+    counted = sorted(by_status[s] for s in ("private", "future", "trash"))
+    assert listed(client.get(kind.url, params={"has_events": "1"}), kind) == counted
+    assert listed(client.get(kind.url, params={"has_events": "no"}), kind) == sorted([by_status["draft"], by_status["pending"]])
+    anything = client.get(kind.url, params={"has_events": "maybe"})  # not a flag: read as false, as the reference
+    assert anything.status_code == 200 and listed(anything, kind) == sorted([by_status["draft"], by_status["pending"]])
 
 
 def by_empty_drafts_do_not_count(app: Any, client: Any, admin: Any, kind: Kind) -> None:
@@ -557,6 +579,11 @@ def delete_bad_id(app: Any, client: Any, kind: Kind) -> None:
     for item_id in (23, have(app, other)):
         response = client.delete(f"{kind.url}/{item_id}")
         assert response.status_code == 400 and list(response.json["data"]["params"]) == ["id"], item_id
+        updated = client.post(f"{kind.url}/{item_id}", json={kind.name: "Anything"})
+        assert updated.status_code == 400 and list(updated.json["data"]["params"]) == ["id"], item_id
+    for method in ("POST", "DELETE"):
+        response = client.request(method, f"{kind.url}/by-slug/no-such-slug")
+        assert response.status_code == 400 and list(response.json["data"]["params"]) == ["slug"], method
 
 
 def delete_anonymous(app: Any, client: Any, kind: Kind) -> None:
@@ -568,7 +595,7 @@ def delete_anonymous(app: Any, client: Any, kind: Kind) -> None:
 
 def delete_ok(app: Any, client: Any, admin: Any, kind: Kind) -> None:
     item_id = have(app, kind)
-    response = client.delete(f"{kind.url}/{item_id}", user=admin)
+    response = client.delete(f"{kind.url}/{item_id}", user=admin, params={"force": "true"})  # force is ignored
     assert response.status_code == 200 and response.json["id"] == item_id and response.json["status"] == "trash"
     assert "json_ld" not in response.json
     assert stored(app, item_id).status == "trash"

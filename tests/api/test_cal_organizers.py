@@ -11,6 +11,7 @@ import pytest
 from cal_linked_support import (
     ORGANIZER,
     assert_empty,
+    by_empty_counts_every_other_status,
     by_empty_drafts_do_not_count,
     by_empty_none_related,
     by_empty_none_without,
@@ -33,6 +34,7 @@ from cal_linked_support import (
     have,
     image_url,
     insert_identical_twice,
+    linked_ids,
     needs_media,
     search_by_post_field,
     search_counts,
@@ -188,6 +190,10 @@ def test_OrganizerByEmptyArchiveCest_it_should_mark_organizer_as_empty_if_draft_
     app, client, admin
 ):
     by_empty_drafts_do_not_count(app, client, admin, ORGANIZER)
+
+
+def test_organizers_with_private_future_or_trashed_events_are_not_empty(app, client, admin):
+    by_empty_counts_every_other_status(app, client, admin, ORGANIZER)
 
 
 # -- OrganizerByEventArchiveCest ------------------------------------------------------------------
@@ -629,6 +635,7 @@ def test_an_organizer_is_read_and_edited_through_cms_v2(app, client, admin):
     meta = cms.json["meta"]
     assert meta["_OrganizerEmail"] == "rec-org@example.org" and meta["_OrganizerPhone"] == "+1 555 0199"
     assert meta["_OrganizerWebsite"] == "https://example.org/org"
+    assert client.get(f"{ORGANIZERS}/{organizer['id']}").json["email"] == "rec-org@example.org"  # now cached
 
     edited = client.post(f"/cms/v2/cal_organizer/{organizer['id']}", user=admin, json={
         "title": "Renamed organizer", "meta": {"_OrganizerEmail": "new@example.org", "_OrganizerPhone": ""}})
@@ -645,5 +652,8 @@ def test_an_organizer_is_read_and_edited_through_cms_v2(app, client, admin):
     cms_meta = client.get(f"/cms/v2/cal_organizer/{organizer['id']}", user=admin).json["meta"]
     assert cms_meta["_OrganizerWebsite"] == "https://other.example"
 
+    # Trashed through cms/v2, the organizer leaves its events as when trashed through cal/events/v1.
     assert client.delete(f"/cms/v2/cal_organizer/{organizer['id']}", user=admin).status_code == 200
     assert_empty(client.get(ORGANIZERS), ORGANIZER)
+    assert linked_ids(app, event["id"], ORGANIZER) == [] and "_EventOrganizerID" not in stored(app, event["id"]).meta
+    assert client.get(EVENTS, params={"organizer": str(organizer["id"])}, user=admin).json["events"] == []

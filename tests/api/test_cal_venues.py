@@ -9,6 +9,7 @@ import pytest
 from cal_linked_support import (
     VENUE,
     assert_empty,
+    by_empty_counts_every_other_status,
     by_empty_drafts_do_not_count,
     by_empty_none_related,
     by_empty_none_without,
@@ -31,6 +32,7 @@ from cal_linked_support import (
     have,
     image_url,
     insert_identical_twice,
+    linked_ids,
     needs_media,
     search_by_post_field,
     search_counts,
@@ -192,6 +194,10 @@ def test_VenueByEmptyArchiveCest_it_should_mark_venue_as_empty_if_draft_or_pendi
     app, client, admin
 ):
     by_empty_drafts_do_not_count(app, client, admin, VENUE)
+
+
+def test_venues_with_private_future_or_trashed_events_are_not_empty(app, client, admin):
+    by_empty_counts_every_other_status(app, client, admin, VENUE)
 
 
 # -- VenueByEventArchiveCest ----------------------------------------------------------------------
@@ -658,6 +664,24 @@ def test_show_map_strings_are_read_as_flags(app, client, admin):
     assert off["show_map"] is False and off["show_map_link"] is False
     on = client.post(f"{VENUES}/{off['id']}", user=admin, json={"show_map": "yes", "show_map_link": "1"}).json
     assert on["show_map"] is True and on["show_map_link"] is True
+    client.post(f"{VENUES}/{off['id']}", user=admin, json={"show_map": "false", "show_map_link": "false"})
+    # As the reference saves a venue: an update that leaves a flag out turns it back on.
+    again = client.post(f"{VENUES}/{off['id']}", user=admin, json={"show_map_link": "false"}).json
+    assert again["show_map"] is True and again["show_map_link"] is False
+    assert stored(app, off["id"]).meta["_VenueShowMap"] is True
+
+
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({"state": "IL", "country": ""}, "IL"),
+    ({"state": "IL", "country": "United States", "stateprovince": ""}, "IL"),
+    ({"state": "IL", "province": "Ontario", "country": "Canada"}, "Ontario"),
+    ({"state": "IL", "province": "Ontario", "country": "Canada", "stateprovince": "Given"}, "Given"),
+    ({"city": "Nowhere"}, None),
+])
+def test_stateprovince_is_derived_when_not_given(app, client, admin, fields, expected):
+    body = client.post(VENUES, user=admin, json={"venue": "Derived", **fields}).json
+    assert body.get("stateprovince") == expected
+    assert stored(app, body["id"]).meta.get("_VenueStateProvince") == expected
 
 
 # -- the same venue through /cms/v2/cal_venue -----------------------------------------------------
@@ -674,6 +698,7 @@ def test_a_venue_is_read_and_edited_through_cms_v2(app, client, admin):
     assert meta["_VenueURL"] == "https://example.org/venue" and meta["_VenueStateProvince"] == "IL"
     assert meta["_VenueShowMap"] is True
     assert client.get(f"/cms/v2/posts/{venue['id']}").status_code == 404
+    assert client.get(f"{VENUES}/{venue['id']}").json["city"] == "Springfield"  # now in the answer cache
 
     edited = client.post(f"/cms/v2/cal_venue/{venue['id']}", user=admin, json={
         "title": "Renamed venue", "meta": {"_VenueCity": "Shelbyville", "_VenuePhone": "", "_VenueShowMap": False}})
@@ -692,7 +717,11 @@ def test_a_venue_is_read_and_edited_through_cms_v2(app, client, admin):
     assert again["zip"] == "99999"
     assert client.get(f"/cms/v2/cal_venue/{venue['id']}", user=admin).json["meta"]["_VenueZip"] == "99999"
 
+    # Trashed through cms/v2, the venue leaves its events as when trashed through cal/events/v1.
     trashed = client.delete(f"/cms/v2/cal_venue/{venue['id']}", user=admin)
     assert trashed.status_code == 200
     assert_empty(client.get(VENUES), VENUE)
     assert client.delete(f"{VENUES}/{venue['id']}", user=admin).status_code == 410
+    assert linked_ids(app, event["id"], VENUE) == [] and "_EventVenueID" not in stored(app, event["id"]).meta
+    assert client.get(EVENTS, params={"venue": str(venue["id"])}, user=admin).json["events"] == []
+    assert client.get(f"{EVENTS}/{event['id']}").json["venue"] == []

@@ -205,7 +205,7 @@ def _responses(resource: str, method: str, single: bool) -> dict[str, Any]:
 
 
 def _schema_of(spec: dict[str, Any]) -> dict[str, Any]:
-    type_ = spec.get("type")
+    type_ = spec.get("swagger_type", spec.get("type"))
     if isinstance(type_, str) and type_ in _SCALARS:
         return {"type": type_}
     if type_ == "array":

@@ -745,15 +745,18 @@ def _linked_list(content_type: str) -> Callable[[RestRequest], Any]:
         per_page = _per_page(request, ctx)
         statuses, status_echo = _statuses(request, content_type)
         query = cal.LinkedQuery(content_type=content_type, statuses=statuses, page=page, per_page=per_page)
-        echo = [("page", str(page)), ("per_page", str(per_page)), ("status", status_echo)]
+        # rest_url echoes the arguments in the reference's order, has_events as it was sent.
+        echo = [("page", str(page)), ("per_page", str(per_page))]
         if request.get_param("search"):
             query.search = str(request.get_param("search"))
         if request.get_param("event") is not None:
             query.event = int(request.get_param("event"))
             echo.append(("event", str(query.event)))
-        if request.get_param("has_events") is not None:
-            query.has_events = truthy(request.get_param("has_events"))
-            echo.append(("has_events", "1" if query.has_events else "0"))
+        has_events = request.get_param("has_events")
+        if has_events is not None:
+            query.has_events = truthy(has_events)
+            echo.append(("has_events", has_events if isinstance(has_events, str) else "1" if query.has_events else "0"))
+        echo.append(("status", status_echo))
         if truthy(request.get_param("only_with_upcoming") or False):
             query.only_with_upcoming = True
             query.upcoming_statuses = None if _can_edit_type(request, cal.EVENT_TYPE) else ["publish"]
@@ -979,8 +982,9 @@ def linked_archive_args(content_type: str) -> dict[str, dict[str, Any]]:
     status = args.pop("status")
     args.update({
         "event": arg("Only items linked to this event", "integer", validate=_existing_one(cal.EVENT_TYPE)),
-        "has_events": arg("Only items with (or without) events", "boolean"),
-        "only_with_upcoming": arg("Only items with upcoming events", "boolean", default=False),
+        # Untyped in the reference (documented as booleans): any value is read as a flag, none is refused.
+        "has_events": arg("Only items with (or without) events", swagger_type="boolean"),
+        "only_with_upcoming": arg("Only items with upcoming events", swagger_type="boolean", default=False),
         "status": status,
     })
     return args

@@ -487,7 +487,9 @@ def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None
             .where(
                 event_links.c.linked_id == posts.c.id,
                 event_links.c.kind == kind,
-                event_posts.c.status.notin_(("draft", "pending", "trash", "auto-draft")),
+                # calendar-api.md 3.2, as the reference: every event but a draft or pending one
+                # counts, a trashed one too (it keeps its venue until deleted for good).
+                event_posts.c.status.notin_(("draft", "pending", "auto-draft")),
             )
         )
         where.append(with_events if query.has_events else sa.not_(with_events))
@@ -554,22 +556,22 @@ def derived_stateprovince(fields: dict[str, str]) -> str:
     return fields.get("province") or ""
 
 
-def _linked_meta(content_type: str, data: LinkedInput, creating: bool) -> dict[str, Any]:
+def _linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
     keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
     meta: dict[str, Any] = {}
     fields = dict(data.fields)
-    if content_type == VENUE_TYPE and "stateprovince" not in fields and creating:
-        derived = derived_stateprovince(fields)
-        if derived:
-            fields["stateprovince"] = derived
+    if content_type == VENUE_TYPE and not fields.get("stateprovince"):
+        # As the reference saves a venue, on create and on update alike: a missing or empty
+        # stateprovince is derived from the state or province *given with this write*, so an
+        # update that names none of the three clears it (spec/examples: "Update a venue").
+        fields["stateprovince"] = derived_stateprovince(fields)
     for name, value in fields.items():
         if name in keys:
             meta[keys[name]] = value if value != "" else None
     if content_type == VENUE_TYPE:
-        if data.show_map is not None:
-            meta[VENUE_SHOW_MAP] = data.show_map
-        if data.show_map_link is not None:
-            meta[VENUE_SHOW_MAP_LINK] = data.show_map_link
+        # The flags are stored on every save, as the reference does: true unless given falsy.
+        meta[VENUE_SHOW_MAP] = True if data.show_map is None else data.show_map
+        meta[VENUE_SHOW_MAP_LINK] = True if data.show_map_link is None else data.show_map_link
     return meta
 
 
@@ -597,8 +599,8 @@ def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) ->
             if name == "address":
                 if not all(word in stored for word in value.lower().split()):
                     same = False
-            elif name == "country" or name == "website":
-                continue
+            elif content_type == VENUE_TYPE and name in ("country", "website"):
+                continue  # not among the venue's duplicate fields; an organizer's website is
             elif stored != value.lower():
                 same = False
         if same:
@@ -625,7 +627,7 @@ def save_linked(
         author=data.author,
         date=data.date,
         featured_media=data.image,
-        meta=_linked_meta(content_type, data, before is None),
+        meta=_linked_meta(content_type, data),
     )
     if before is None:
         return item_service.create_item(conn, ctx, TYPES[content_type], changes), True
@@ -774,27 +776,37 @@ def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item
 
 
 def trash(conn: sa.Connection, ctx: Context, item: Item) -> Item:
-    """Move an event, venue or organizer to the trash. A trashed venue or organizer is unlinked
-    from its events."""
-    trashed = item_service.trash_item(conn, ctx, item)
-    if item.type in (VENUE_TYPE, ORGANIZER_TYPE):
-        kind = "venue" if item.type == VENUE_TYPE else "organizer"
-        event_ids = conn.execute(
-            sa.select(event_links.c.event_id).where(event_links.c.linked_id == item.id, event_links.c.kind == kind)
-        ).scalars().all()
-        conn.execute(sa.delete(event_links).where(event_links.c.linked_id == item.id, event_links.c.kind == kind))
-        meta_key = "_EventVenueID" if kind == "venue" else "_EventOrganizerID"
-        for event_id in event_ids:
-            event = item_service.get_item(conn, event_id)
-            if event is not None:
-                remaining = [i for i in item_service.int_list(event.meta.get(meta_key)) if i != item.id]
-                meta = dict(event.meta)
-                if remaining:
-                    meta[meta_key] = remaining
-                else:
-                    meta.pop(meta_key, None)
-                conn.execute(sa.update(posts).where(posts.c.id == event_id).values(meta=meta))
-    return trashed
+    """Move an event, venue or organizer to the trash (a trashed venue or organizer leaves its
+    events: :func:`unlink_trashed`)."""
+    return item_service.trash_item(conn, ctx, item)
+
+
+def unlink_trashed(conn: sa.Connection, ctx: Context, item: Item) -> None:
+    """Remove a trashed venue or organizer from its events: their links and the meta mirror.
+    Registered with the item service, so trashing through cms/v2 does it too, as the reference's
+    ``trash_{post_type}`` action. Unlike the reference (which drops every organizer of such an
+    event), the other organizers stay."""
+    if item.type not in (VENUE_TYPE, ORGANIZER_TYPE):
+        return
+    kind = "venue" if item.type == VENUE_TYPE else "organizer"
+    event_ids = conn.execute(
+        sa.select(event_links.c.event_id).where(event_links.c.linked_id == item.id, event_links.c.kind == kind)
+    ).scalars().all()
+    conn.execute(sa.delete(event_links).where(event_links.c.linked_id == item.id, event_links.c.kind == kind))
+    meta_key = "_EventVenueID" if kind == "venue" else "_EventOrganizerID"
+    for event_id in event_ids:
+        event = item_service.get_item(conn, event_id)
+        if event is not None:
+            remaining = [i for i in item_service.int_list(event.meta.get(meta_key)) if i != item.id]
+            meta = dict(event.meta)
+            if remaining:
+                meta[meta_key] = remaining
+            else:
+                meta.pop(meta_key, None)
+            conn.execute(sa.update(posts).where(posts.c.id == event_id).values(meta=meta))
+
+
+item_service.TRASH_HOOKS.append(unlink_trashed)
 
 
 def global_id(home: str, item_id: int) -> str:

@@ -159,7 +159,7 @@ class Builder:
             if data["image"]:
                 ld["image"] = data["image"].get("url", "")
             ld.update({
-                "url": "",
+                "url": data["website"],  # the organizer's own site, unlike a venue's (recorded answers)
                 "telephone": data["phone"],
                 "email": obfuscated_email(data["email"]) if data["email"] else "",
                 "sameAs": data["website"],

@@ -28,7 +28,7 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -1251,6 +1251,12 @@ def update_item(
     return _save(conn, ctx, content_type, changes, current, store_revision=store_revision)
 
 
+# Called as ``hook(conn, ctx, trashed_item)`` after every move to the trash, in the same
+# transaction, whichever route did it (the reference's ``trash_{post_type}`` action): the calendar
+# registers one that unlinks a trashed venue or organizer from its events.
+TRASH_HOOKS: list[Callable[[sa.Connection, Context, Item], None]] = []
+
+
 def trash_item(conn: sa.Connection, ctx: Context, item: Item) -> Item:
     """Move an item to the trash, remembering its status and slug (the reference's wp_trash_post)."""
     current = lock_item(conn, item.id, item.type)
@@ -1259,7 +1265,10 @@ def trash_item(conn: sa.Connection, ctx: Context, item: Item) -> Item:
     current.meta[TRASH_STATUS_KEY] = current.status
     current.meta[TRASH_TIME_KEY] = int(time.time())
     conn.execute(sa.update(posts).where(posts.c.id == current.id).values(meta=current.meta))
-    return _save(conn, ctx, TYPES[item.type], ItemChanges(status="trash"), current)
+    trashed = _save(conn, ctx, TYPES[item.type], ItemChanges(status="trash"), current)
+    for hook in TRASH_HOOKS:
+        hook(conn, ctx, trashed)
+    return trashed
 
 
 def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:

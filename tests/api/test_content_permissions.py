@@ -89,3 +89,35 @@ def test_allow_header_follows_permissions(client, app, accounts):
         response = client.get(f"/cms/v2/posts/{post.id}", user=user)
         assert response.headers["Allow"] == allow, role
         assert response.json["_links"]["self"][0]["targetHints"]["allow"] == allow.split(", ")
+
+
+REVISION_DENIALS = ("rest_cannot_read", "rest_cannot_edit", "rest_cannot_delete", "rest_cannot_create", "rest_forbidden")
+
+
+@pytest.mark.parametrize("base", list(MATRIX))
+def test_revision_and_autosave_permission_matrix(client, app, accounts, base):
+    """The revision and autosave routes of every type follow edit_post / delete_post on the parent:
+    for an administrator's published item, only editors and administrators."""
+    type_, *_ = MATRIX[base]
+    admin = accounts["administrator"]
+    outcomes, expected = {}, {}
+    for role in ROLES:
+        user = accounts[role] if role else None
+        target = make_item(app, type_, title=f"Target for {role}", content="Body", author=admin.id).id
+        assert client.post(f"/cms/v2/{base}/{target}", json={"title": "Revised"}, user=admin).status_code == 200
+        revision = client.get(f"/cms/v2/{base}/{target}/revisions", user=admin).json[0]["id"]
+        allowed = role in EDITORS
+        requests = {
+            "GET revisions": ("GET", f"/cms/v2/{base}/{target}/revisions", {}, None, 200),
+            "GET revision": ("GET", f"/cms/v2/{base}/{target}/revisions/{revision}", {}, None, 200),
+            "GET autosaves": ("GET", f"/cms/v2/{base}/{target}/autosaves", {}, None, 200),
+            "POST autosave": ("POST", f"/cms/v2/{base}/{target}/autosaves", {}, {"title": "Draft edit", "content": "y"}, 200),
+            "DELETE revision": ("DELETE", f"/cms/v2/{base}/{target}/revisions/{revision}", {"force": "true"}, None, 200),
+        }
+        for name, (method, path, params, body, status) in requests.items():
+            response = client.request(method, path, params=params, json=body, user=user)
+            outcomes[(role, name)] = response.status_code
+            expected[(role, name)] = status if allowed else denied(role)
+            if not allowed:
+                assert response.json["code"] in REVISION_DENIALS, (role, name, response.json)
+    assert outcomes == expected

@@ -34,6 +34,7 @@ def build_api(site: Site) -> Api:
         cal_events,
         cal_terms,
         cms_app_passwords,
+        cms_comments,
         cms_content,
         cms_revisions,
         cms_search,
@@ -54,6 +55,7 @@ def build_api(site: Site) -> Api:
     cms_content.register(api)
     cms_site.register(api)
     cms_users.register(api)
+    cms_comments.register(api)
     cms_app_passwords.register(api)
     cms_terms.register(api)
     cms_search.register(api)

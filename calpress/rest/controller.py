@@ -67,21 +67,26 @@ def _sanitize_key(value: Any, request: RestRequest, name: str) -> str:
     return "".join(ch for ch in text if ch.isascii() and (ch.isalnum() or ch in "_-"))
 
 
-_FIELD_CACHE: dict[tuple[int, str], frozenset[str]] = {}
+# (id of schema, context) -> (the schema itself, its fields). Holding the schema keeps its id from
+# being reused by another dict while the entry lives (schemas rebuilt per app, as in tests).
+_FIELD_CACHE: dict[tuple[int, str], tuple[dict[str, Any], frozenset[str]]] = {}
 
 
 def fields_for_context(item_schema: dict[str, Any], context: str) -> frozenset[str]:
     """Top-level properties shown in ``context`` (cached per schema), so that controllers build
     only those, as the reference's get_fields_for_response lets them."""
     key = (id(item_schema), context)
-    found = _FIELD_CACHE.get(key)
-    if found is None:
-        found = frozenset(
-            name
-            for name, prop in item_schema.get("properties", {}).items()
-            if context in prop.get("context", ("view", "edit", "embed"))
-        )
-        _FIELD_CACHE[key] = found
+    cached = _FIELD_CACHE.get(key)
+    if cached is not None and cached[0] is item_schema:
+        return cached[1]
+    found = frozenset(
+        name
+        for name, prop in item_schema.get("properties", {}).items()
+        if context in prop.get("context", ("view", "edit", "embed"))
+    )
+    if len(_FIELD_CACHE) >= 1024:
+        _FIELD_CACHE.clear()
+    _FIELD_CACHE[key] = (item_schema, found)
     return found
 
 

@@ -196,3 +196,28 @@ counters = sa.Table(
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("value", sa.BigInteger, nullable=False, default=0, server_default=ZERO),
 )
+
+# Comments on content items (the reference's wp_comments). ``status`` holds the REST names:
+# approved, hold, spam, trash.
+comments = sa.Table(
+    "comments",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("post_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("parent", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("author", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+    sa.Column("author_name", sa.String(245), nullable=False, default="", server_default=EMPTY),
+    sa.Column("author_email", sa.String(100), nullable=False, default="", server_default=EMPTY),
+    sa.Column("author_url", sa.String(200), nullable=False, default="", server_default=EMPTY),
+    sa.Column("author_ip", sa.String(100), nullable=False, default="", server_default=EMPTY),
+    sa.Column("author_agent", sa.String(255), nullable=False, default="", server_default=EMPTY),
+    sa.Column("date_local", sa.DateTime(), nullable=False),
+    sa.Column("date_utc", sa.DateTime(), nullable=False),
+    sa.Column("content", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("status", sa.String(20), nullable=False),
+    sa.Column("type", sa.String(20), nullable=False, default="comment", server_default=sa.text("'comment'")),
+    sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
+    sa.Index(None, "post_id", "status", "date_utc"),
+    sa.Index(None, "parent"),
+    sqlite_autoincrement=True,
+)

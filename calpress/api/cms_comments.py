@@ -1,0 +1,496 @@
+"""``/cms/v2/comments`` and ``/cms/v2/comments/{id}`` (cms-api.md 7.4), after the reference's
+comments controller: approved comments on readable items for everyone, moderation for users
+with ``moderate_comments``, editing for those who may edit the comment's item, and anonymous
+comments only when the site allows them (option ``rest_allow_anonymous_comments``, off by
+default as in the reference, and never with ``comment_registration``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from ..auth import users as user_store
+from ..content import comments as comment_store
+from ..content import items as item_service
+from ..content.comments import Comment, CommentQuery
+from ..content.items import Context, Item
+from ..content.types import TYPES
+from ..rest.controller import collection_params, context_param, fields_for_context
+from ..rest.errors import RestError, forbidden
+from ..rest.formats import parse_rest_date
+from ..rest.registry import Endpoint
+from ..rest.request import RestRequest
+from ..rest.response import RestResponse
+from ..rest.server import pagination_headers, rest_url
+from . import Api
+from .cms_users import AVATAR_SIZES, avatar_urls
+
+NAMESPACE = "cms/v2"
+_ALL = ["view", "edit", "embed"]
+_VE = ["view", "edit"]
+
+
+def _prop(description: str, type_: Any, context: list[str], **extra: Any) -> dict[str, Any]:
+    return {"description": description, "type": type_, "context": context, **extra}
+
+
+ITEM_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "comment",
+    "type": "object",
+    "properties": {
+        "id": _prop("Unique identifier for the comment.", "integer", _ALL, readonly=True),
+        "author": _prop("The ID of the user object, if author was a user.", "integer", _ALL),
+        "author_email": _prop("Email address for the comment author.", "string", ["edit"], format="email"),
+        "author_ip": _prop("IP address for the comment author.", "string", ["edit"], format="ip"),
+        "author_name": _prop("Display name for the comment author.", "string", _ALL),
+        "author_url": _prop("URL for the comment author.", "string", _ALL, format="uri"),
+        "author_user_agent": _prop("User agent for the comment author.", "string", ["edit"]),
+        "content": _prop("The content for the comment.", "object", _ALL, properties={
+            "raw": _prop("Content for the comment, as it exists in the database.", "string", ["edit"]),
+            "rendered": _prop("HTML content for the comment, transformed for display.", "string", _ALL, readonly=True),
+        }),
+        "date": _prop("The date the comment was published, in the site's timezone.", "string", _ALL, format="date-time"),
+        "date_gmt": _prop("The date the comment was published, as GMT.", "string", _VE, format="date-time"),
+        "link": _prop("URL to the comment.", "string", _ALL, format="uri", readonly=True),
+        "parent": _prop("The ID for the parent of the comment.", "integer", _ALL, default=0),
+        "post": _prop("The ID of the associated post object.", "integer", _VE, default=0),
+        "status": _prop("State of the comment.", "string", _VE),
+        "type": _prop("Type of the comment.", "string", _ALL, readonly=True),
+        "author_avatar_urls": _prop("Avatar URLs for the comment author.", "object", _ALL, readonly=True, properties={
+            str(size): _prop(f"Avatar URL with image size of {size} pixels.", "string", _ALL, format="uri")
+            for size in AVATAR_SIZES
+        }),
+        "meta": _prop("Meta fields.", "object", _VE, properties={}),
+    },
+}
+
+
+def _invalid_id() -> RestError:
+    raise RestError("rest_comment_invalid_id", "Invalid comment ID.", status=404)
+
+
+class CommentsController:
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.site = api.site
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    def ctx(self, request: RestRequest) -> Context:
+        return Context(options=self.site.options(request), home=self.site.home_url(request), user=request.user, site=self.site)
+
+    @staticmethod
+    def can_moderate(request: RestRequest) -> bool:
+        return bool(request.user) and request.user.can("moderate_comments")
+
+    def post_readable(self, request: RestRequest, post: Item | None) -> bool:
+        if post is None:
+            return False
+        content_type = TYPES.get(post.type)
+        if content_type is None:
+            return False
+        user = request.user
+        if post.password and not (user and user.can("edit_post", post)):
+            return request.get_param("password") == post.password
+        return post.status == "publish" or bool(user and user.can("read_post", post))
+
+    def can_edit(self, request: RestRequest, comment: Comment, post: Item | None) -> bool:
+        user = request.user
+        if not user:
+            return False
+        if user.can("moderate_comments"):
+            return True
+        return post is not None and user.can("edit_post", post)
+
+    def can_read(self, request: RestRequest, comment: Comment, post: Item | None) -> bool:
+        if post is not None and not self.post_readable(request, post):
+            return False
+        if comment.status == "approved":
+            return True
+        user = request.user
+        if not user:
+            return False
+        return self.can_edit(request, comment, post) or (comment.author and comment.author == request.user_id)
+
+    def _load(self, request: RestRequest) -> tuple[Comment | None, Item | None]:
+        with self.site.read() as conn:
+            comment = comment_store.get_comment(conn, int(request.url_params["id"]))
+            post = item_service.get_item(conn, comment.post_id) if comment is not None else None
+        return comment, post
+
+    # -- representation -------------------------------------------------------------------------
+
+    def prepare(self, request: RestRequest, comment: Comment, post: Item | None, children: set[int], context: str) -> dict[str, Any]:
+        base = request.base_url
+        ctx = self.ctx(request)
+        link = item_service.permalink(ctx, post) if post is not None else ctx.home + "/"
+        data: dict[str, Any] = {
+            "id": comment.id,
+            "post": comment.post_id,
+            "parent": comment.parent,
+            "author": comment.author,
+            "author_name": comment.author_name,
+            "author_email": comment.author_email,
+            "author_url": comment.author_url,
+            "author_ip": comment.author_ip,
+            "author_user_agent": comment.author_agent,
+            "date": item_service.rest_date(comment.date_local),
+            "date_gmt": item_service.rest_date(comment.date_utc),
+            "content": {"rendered": comment_store.render(comment.content), "raw": comment.content},
+            "link": f"{link}#comment-{comment.id}",
+            "status": comment.status,
+            "type": comment.type,
+            "author_avatar_urls": avatar_urls(comment.author_email),
+            "meta": [],
+        }
+        shown = fields_for_context(ITEM_SCHEMA, context)
+        data = {key: value for key, value in data.items() if key in shown}
+        if "content" in data and context != "edit":
+            data["content"] = {"rendered": data["content"]["rendered"]}
+        links: dict[str, Any] = {
+            "self": [{"href": rest_url(base, f"/{NAMESPACE}/comments/{comment.id}")}],
+            "collection": [{"href": rest_url(base, f"/{NAMESPACE}/comments")}],
+        }
+        if comment.author:
+            links["author"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/users/{comment.author}")}]
+        if post is not None and post.type in TYPES:
+            links["up"] = [{"embeddable": True, "post_type": post.type,
+                            "href": rest_url(base, f"/{NAMESPACE}/{TYPES[post.type].rest_base}/{post.id}")}]
+        if comment.parent:
+            links["in-reply-to"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/comments/{comment.parent}")}]
+        if comment.id in children:
+            links["children"] = [{"href": rest_url(base, f"/{NAMESPACE}/comments", [("parent", str(comment.id))])}]
+        data["_links"] = links
+        return data
+
+    # -- collection -----------------------------------------------------------------------------
+
+    def collection_args(self) -> dict[str, dict[str, Any]]:
+        args = collection_params(ITEM_SCHEMA)
+        ids = {"type": "array", "items": {"type": "integer"}, "default": []}
+        args.update({
+            "after": {"description": "Limit response to comments published after a given ISO8601 compliant date.",
+                      "type": "string", "format": "date-time"},
+            "author": {"description": "Limit result set to comments assigned to specific user IDs.", "type": "array",
+                       "items": {"type": "integer"}},
+            "author_exclude": {"description": "Ensure result set excludes comments assigned to specific user IDs.", "type": "array",
+                               "items": {"type": "integer"}},
+            "author_email": {"default": None, "description": "Limit result set to that from a specific author email.",
+                             "format": "email", "type": "string"},
+            "before": {"description": "Limit response to comments published before a given ISO8601 compliant date.",
+                       "type": "string", "format": "date-time"},
+            "exclude": {"description": "Ensure result set excludes specific IDs.", **ids},
+            "include": {"description": "Limit result set to specific IDs.", **ids},
+            "offset": {"description": "Offset the result set by a specific number of items.", "type": "integer"},
+            "order": {"description": "Order sort attribute ascending or descending.", "type": "string", "default": "desc",
+                      "enum": ["asc", "desc"]},
+            "orderby": {"description": "Sort collection by comment attribute.", "type": "string", "default": "date_gmt",
+                        "enum": ["date", "date_gmt", "id", "include", "post", "parent", "type"]},
+            "parent": {"default": [], "description": "Limit result set to comments of specific parent IDs.", **{
+                k: v for k, v in ids.items() if k != "default"}},
+            "parent_exclude": {"description": "Ensure result set excludes specific parent IDs.", **ids},
+            "post": {"default": [], "description": "Limit result set to comments assigned to specific post IDs.", **{
+                k: v for k, v in ids.items() if k != "default"}},
+            "status": {"default": "approve", "description": "Limit result set to comments assigned a specific status. "
+                       "Requires authorization.", "type": "string"},
+            "type": {"default": "comment", "description": "Limit result set to comments assigned a specific type. "
+                     "Requires authorization.", "type": "string"},
+            "password": {"description": "The password for the post if it is password protected.", "type": "string"},
+        })
+        return args
+
+    def list_permission(self, request: RestRequest) -> Any:
+        post_ids = request.get_param("post") or []
+        if post_ids:
+            with self.site.read() as conn:
+                found = item_service.get_items(conn, [int(i) for i in post_ids])
+            for post_id in post_ids:
+                post = found.get(int(post_id))
+                if post is not None and not self.post_readable(request, post):
+                    return forbidden("rest_cannot_read_post", "Sorry, you are not allowed to read the post for this comment.",
+                                     request.user_id)
+                if post is None and not self.can_moderate(request):
+                    return forbidden("rest_cannot_read", "Sorry, you are not allowed to read this comment.", request.user_id)
+        if request.get_param("context") == "edit" and not self.can_moderate(request):
+            return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit comments.", request.user_id)
+        if not self.can_moderate(request):
+            for name in ("author", "author_exclude", "author_email", "type", "status"):
+                value = request.get_param(name)
+                default = {"status": "approve", "type": "comment"}.get(name)
+                if value not in (None, [], default):
+                    return forbidden("rest_forbidden_param", f"Query parameter not permitted: {name}", request.user_id)
+        return True
+
+    def list_items(self, request: RestRequest) -> Any:
+        status = str(request.get_param("status") or "approve")
+        statuses = None if status == "all" else [comment_store.QUERY_STATUSES.get(status, status)]
+        comment_type = str(request.get_param("type") or "comment")
+        query = CommentQuery(
+            statuses=statuses,
+            types=[comment_type],
+            post_ids=[int(i) for i in request.get_param("post")] or None,
+            parents=[int(i) for i in request.get_param("parent")] or None,
+            parent_exclude=[int(i) for i in request.get_param("parent_exclude") or []],
+            authors=[int(i) for i in request.get_param("author")] if request.get_param("author") else None,
+            author_exclude=[int(i) for i in request.get_param("author_exclude") or []],
+            author_email=request.get_param("author_email"),
+            include=[int(i) for i in request.get_param("include") or []],
+            exclude=[int(i) for i in request.get_param("exclude") or []],
+            search=request.get_param("search") or None,
+            order=str(request.get_param("order") or "desc"),
+            orderby=str(request.get_param("orderby") or "date_gmt"),
+            page=int(request.get_param("page") or 1),
+            per_page=int(request.get_param("per_page") or 10),
+            offset=request.get_param("offset"),
+        )
+        for name in ("after", "before"):
+            raw = request.get_param(name)
+            if raw:
+                parsed = parse_rest_date(raw)
+                setattr(query, name, parsed.replace(tzinfo=None) if isinstance(parsed, dt.datetime) else None)
+        if not self.can_moderate(request):
+            from ..store.tables import posts as posts_table
+
+            query.readable_post_condition = (posts_table.c.status == "publish") & (posts_table.c.password == "")
+        context = str(request.get_param("context") or "view")
+        with self.site.read() as conn:
+            found, total = comment_store.query_comments(conn, query)
+            post_items = item_service.get_items(conn, {c.post_id for c in found})
+            children = comment_store.has_children(conn, [c.id for c in found])
+        data = [self.prepare(request, c, post_items.get(c.post_id), children, context) for c in found]
+        headers = pagination_headers(request, total, query.per_page, query.page)
+        if query.page > 1 and not data and total:
+            raise RestError("rest_comment_invalid_page_number",
+                             "The page number requested is larger than the number of pages available.", status=400)
+        return RestResponse(data, headers=headers)
+
+    # -- single ---------------------------------------------------------------------------------
+
+    def get_permission(self, request: RestRequest) -> Any:
+        comment, post = self._load(request)
+        if comment is None:
+            raise _invalid_id()
+        if request.get_param("context") == "edit" and not self.can_edit(request, comment, post):
+            return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit comments.", request.user_id)
+        if post is not None and not self.post_readable(request, post):
+            return forbidden("rest_cannot_read_post", "Sorry, you are not allowed to read the post for this comment.",
+                             request.user_id)
+        if not self.can_read(request, comment, post):
+            return forbidden("rest_cannot_read", "Sorry, you are not allowed to read this comment.", request.user_id)
+        return True
+
+    def get_item(self, request: RestRequest) -> Any:
+        comment, post = self._load(request)
+        if comment is None:
+            raise _invalid_id()
+        with self.site.read() as conn:
+            children = comment_store.has_children(conn, [comment.id])
+        return self.prepare(request, comment, post, children, str(request.get_param("context") or "view"))
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def write_args(self, creating: bool) -> dict[str, dict[str, Any]]:
+        props = ITEM_SCHEMA["properties"]
+        args: dict[str, dict[str, Any]] = {}
+        for name in ("author", "author_email", "author_ip", "author_name", "author_url", "author_user_agent", "content",
+                     "date", "date_gmt", "parent", "post", "status"):
+            arg = {k: v for k, v in props[name].items() if k in ("description", "type", "format")}
+            if name == "content":
+                arg = {"description": props[name]["description"], "type": ["object", "string"]}
+            if creating and "default" in props[name]:
+                arg["default"] = props[name]["default"]
+            args[name] = arg
+        args["author_ip"]["format"] = "ip"
+        return args
+
+    def create_permission(self, request: RestRequest) -> Any:
+        user = request.user
+        options = self.site.options(request)
+        if not user:
+            if options.get("comment_registration") or not options.get("rest_allow_anonymous_comments"):
+                raise RestError("rest_comment_login_required", "Sorry, you must be logged in to comment.", status=401)
+        if request.get_param("author") not in (None, 0, request.user_id) and not self.can_moderate(request):
+            return forbidden("rest_comment_invalid_author",
+                             "Sorry, you are not allowed to edit 'author' for comments.", request.user_id)
+        if request.get_param("author_ip") is not None and not self.can_moderate(request):
+            if request.get_param("author_ip") != request.remote_addr:
+                return forbidden("rest_comment_invalid_author_ip",
+                                 "Sorry, you are not allowed to edit 'author_ip' for comments.", request.user_id)
+        if request.get_param("status") is not None and not self.can_moderate(request):
+            return forbidden("rest_comment_invalid_status", "Sorry, you are not allowed to edit 'status' for comments.",
+                             request.user_id)
+        post_id = int(request.get_param("post") or 0)
+        if not post_id:
+            if user and user.can("moderate_comments"):
+                return True
+            raise RestError("rest_comment_invalid_post_id",
+                             "Sorry, you are not allowed to create this comment without a post.", status=403)
+        with self.site.read() as conn:
+            post = item_service.get_item(conn, post_id)
+        if post is None or post.type not in TYPES:
+            raise RestError("rest_comment_invalid_post_id", "Sorry, you are not allowed to create this comment without a post.",
+                             status=403)
+        if post.status == "draft":
+            raise RestError("rest_comment_draft_post", "Sorry, you are not allowed to create a comment on this post.", status=403)
+        if post.status == "trash":
+            raise RestError("rest_comment_trash_post", "Sorry, you are not allowed to create a comment on this post.", status=403)
+        if not self.post_readable(request, post):
+            return forbidden("rest_cannot_read_post", "Sorry, you are not allowed to read the post for this comment.",
+                             request.user_id)
+        if post.comment_status != "open":
+            raise RestError("rest_comment_closed", "Sorry, comments are closed for this item.", status=403)
+        return True
+
+    @staticmethod
+    def _content(request: RestRequest) -> str | None:
+        value = request.get_param("content")
+        if isinstance(value, dict):
+            value = value.get("raw")
+        return None if value is None else str(value)
+
+    def create_item(self, request: RestRequest) -> Any:
+        if request.get_param("type") not in (None, "comment"):
+            raise RestError("rest_invalid_comment_type", "Cannot create a comment with that type.", status=400)
+        content = self._content(request)
+        if not content or not content.strip():
+            raise RestError("rest_comment_content_invalid", "Invalid comment content.", status=400)
+        user = request.user
+        ctx = self.ctx(request)
+        post_id = int(request.get_param("post") or 0)
+        parent = int(request.get_param("parent") or 0)
+        author = int(request.get_param("author") or request.user_id or 0)
+        with self.site.write() as conn:
+            author_user = user_store.get_user(conn, author) if author else None
+            if author and author_user is None:
+                raise RestError("rest_comment_author_invalid", "Invalid comment author ID.", status=400)
+            name = request.get_param("author_name") or (author_user.display_name if author_user else "")
+            email = request.get_param("author_email") or (author_user.email if author_user else "")
+            url = request.get_param("author_url") or (author_user.url if author_user else "")
+            if not author and (not name or not email):
+                raise RestError("rest_comment_author_data_required",
+                                 "Creating a comment requires valid author name and email values.", status=400)
+            if parent:
+                parent_comment = comment_store.get_comment(conn, parent)
+                if parent_comment is None or (post_id and parent_comment.post_id != post_id):
+                    raise RestError("rest_comment_invalid_parent", "Invalid comment parent ID.", status=400)
+            if not (user and user.can("unfiltered_html")):
+                content = comment_store.filter_content(content)
+            if comment_store.is_duplicate(conn, post_id, parent, author, email, name, content):
+                raise RestError("comment_duplicate",
+                                 "Duplicate comment detected; it looks as though you\u2019ve already said that!", status=409)
+            post = item_service.get_item(conn, post_id) if post_id else None
+            status = request.get_param("status")
+            if status is not None:
+                status = comment_store.QUERY_STATUSES.get(str(status), str(status))
+                if status not in comment_store.STATUSES:
+                    raise RestError("rest_comment_failed_create", "Creating comment failed.", status=500)
+            elif author_user is not None and (author_user.can("moderate_comments") or (post and post.author == author)):
+                status = "approved"
+            elif ctx.options.get("comment_moderation"):
+                status = "hold"
+            else:
+                status = "approved" if comment_store.previously_approved(conn, author, name, email) else "hold"
+            comment = comment_store.insert_comment(conn, ctx, {
+                "post_id": post_id, "parent": parent, "author": author or None, "author_name": name, "author_email": email,
+                "author_url": url, "author_ip": request.get_param("author_ip") or request.remote_addr or "",
+                "author_agent": request.get_param("author_user_agent") or request.get_header("user_agent") or "",
+                "content": content, "status": status, "type": "comment",
+            })
+            children = comment_store.has_children(conn, [comment.id])
+        data = self.prepare(request, comment, post, children, "edit" if self.can_edit(request, comment, post) else "view")
+        response = RestResponse(data, status=201)
+        response.headers["Location"] = rest_url(request.base_url, f"/{NAMESPACE}/comments/{comment.id}")
+        return response
+
+    def edit_permission(self, request: RestRequest) -> Any:
+        comment, post = self._load(request)
+        if comment is None:
+            raise _invalid_id()
+        if not self.can_edit(request, comment, post):
+            return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this comment.", request.user_id)
+        return True
+
+    def update_item(self, request: RestRequest) -> Any:
+        comment, post = self._load(request)
+        if comment is None:
+            raise _invalid_id()
+        changes: dict[str, Any] = {}
+        content = self._content(request)
+        if content is not None:
+            if not content.strip():
+                raise RestError("rest_comment_content_invalid", "Invalid comment content.", status=400)
+            changes["content"] = content if request.user.can("unfiltered_html") else comment_store.filter_content(content)
+        for name, column in (("author_name", "author_name"), ("author_email", "author_email"), ("author_url", "author_url"),
+                             ("author_ip", "author_ip"), ("author_user_agent", "author_agent")):
+            if request.get_param(name) is not None:
+                changes[column] = str(request.get_param(name))
+        if request.get_param("status") is not None:
+            status = comment_store.QUERY_STATUSES.get(str(request.get_param("status")), str(request.get_param("status")))
+            if status not in comment_store.STATUSES:
+                raise RestError("rest_comment_failed_edit", "Updating comment status failed.", status=500)
+            changes["status"] = status
+        with self.site.write() as conn:
+            if request.get_param("post") is not None:
+                target = item_service.get_item(conn, int(request.get_param("post")))
+                if target is None:
+                    raise RestError("rest_comment_invalid_post_id", "Invalid post ID.", status=403)
+                changes["post_id"] = target.id
+            if request.get_param("author") is not None:
+                author = int(request.get_param("author"))
+                if author and user_store.get_user(conn, author) is None:
+                    raise RestError("rest_comment_author_invalid", "Invalid comment author ID.", status=400)
+                changes["author"] = author or None
+            if request.get_param("parent") is not None:
+                parent = int(request.get_param("parent"))
+                if parent and (parent == comment.id or comment_store.get_comment(conn, parent) is None):
+                    raise RestError("rest_comment_invalid_parent", "Invalid comment parent ID.", status=400)
+                changes["parent"] = parent
+            updated = comment_store.update_comment(conn, comment, changes)
+            post = item_service.get_item(conn, updated.post_id)
+            children = comment_store.has_children(conn, [updated.id])
+        return self.prepare(request, updated, post, children, "edit")
+
+    def delete_item(self, request: RestRequest) -> Any:
+        comment, post = self._load(request)
+        if comment is None:
+            raise _invalid_id()
+        force = request.get_param("force") in (True, "true", "1", 1)
+        with self.site.write() as conn:
+            children = comment_store.has_children(conn, [comment.id])
+            previous = self.prepare(request, comment, post, children, "edit")
+            if force:
+                comment_store.delete_comment(conn, comment)
+                return {"deleted": True, "previous": previous}
+            if comment.status == "trash":
+                raise RestError("rest_already_trashed", "The comment has already been trashed.", status=410)
+            trashed = comment_store.update_comment(conn, comment, {"status": "trash", "meta": {
+                **comment.meta, "_wp_trash_meta_status": comment.status}})
+        return self.prepare(request, trashed, post, children, "edit")
+
+    # -- routes ---------------------------------------------------------------------------------
+
+    def register(self) -> None:
+        ns = self.api.registry.namespace(NAMESPACE)
+        ns.route("/comments", [
+            Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args(), cache=True),
+            Endpoint(("POST",), self.create_item, self.create_permission, args=self.write_args(True)),
+        ], schema=lambda: ITEM_SCHEMA)
+        ident = {"id": {"description": "Unique identifier for the comment.", "type": "integer"}}
+        ns.route("/comments/(?P<id>[\\d]+)", [
+            Endpoint(("GET",), self.get_item, self.get_permission, args={
+                **ident, "context": context_param(ITEM_SCHEMA),
+                "password": {"description": "The password for the parent post of the comment (if the post is password "
+                             "protected).", "type": "string"}}, cache=True),
+            Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.edit_permission, args={**ident, **self.write_args(False)}),
+            Endpoint(("DELETE",), self.delete_item, self.edit_permission, args={
+                **ident,
+                "force": {"type": "boolean", "default": False, "description": "Whether to bypass Trash and force deletion."},
+                "password": {"description": "The password for the parent post of the comment (if the post is password "
+                             "protected).", "type": "string"}}),
+        ], schema=lambda: ITEM_SCHEMA)
+
+
+def register(api: Api) -> None:
+    CommentsController(api).register()

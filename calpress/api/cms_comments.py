@@ -67,6 +67,14 @@ ITEM_SCHEMA: dict[str, Any] = {
 }
 
 
+def option_on(value: Any) -> bool:
+    """An option's truth as the reference reads "1"/"" options (and as `calpress option update`
+    stores words)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    return bool(value)
+
+
 def _invalid_id() -> RestError:
     raise RestError("rest_comment_invalid_id", "Invalid comment ID.", status=404)
 
@@ -309,7 +317,7 @@ class CommentsController:
         user = request.user
         options = self.site.options(request)
         if not user:
-            if options.get("comment_registration") or not options.get("rest_allow_anonymous_comments"):
+            if option_on(options.get("comment_registration")) or not option_on(options.get("rest_allow_anonymous_comments")):
                 raise RestError("rest_comment_login_required", "Sorry, you must be logged in to comment.", status=401)
         if request.get_param("author") not in (None, 0, request.user_id) and not self.can_moderate(request):
             return forbidden("rest_comment_invalid_author",
@@ -388,7 +396,7 @@ class CommentsController:
                     raise RestError("rest_comment_failed_create", "Creating comment failed.", status=500)
             elif author_user is not None and (author_user.can("moderate_comments") or (post and post.author == author)):
                 status = "approved"
-            elif ctx.options.get("comment_moderation"):
+            elif option_on(ctx.options.get("comment_moderation")):
                 status = "hold"
             else:
                 status = "approved" if comment_store.previously_approved(conn, author, name, email) else "hold"

@@ -510,7 +510,7 @@ def register(api: Api) -> None:
     ns.route(
         "/users",
         [
-            Endpoint(("GET",), list_users, list_permission, args=collection_args()),
+            Endpoint(("GET",), list_users, list_permission, args=collection_args(), cache=True),
             Endpoint(("POST",), create_user, create_permission, args=item_args("POST")),
         ],
         schema=lambda: ITEM_SCHEMA,
@@ -519,7 +519,7 @@ def register(api: Api) -> None:
     ns.route(
         r"/users/(?P<id>[\d]+)",
         [
-            Endpoint(("GET",), get_user, get_permission, args=view_args),
+            Endpoint(("GET",), get_user, get_permission, args=view_args, cache=True),
             Endpoint(("POST", "PUT", "PATCH"), update_user, update_permission, args=item_args("PUT")),
             Endpoint(("DELETE",), delete_user, delete_permission, args=delete_args),
         ],
@@ -530,7 +530,7 @@ def register(api: Api) -> None:
     ns.route(
         "/users/me",
         [
-            Endpoint(("GET",), get_me, lambda request: True, args=view_args),
+            Endpoint(("GET",), get_me, lambda request: True, args=view_args, cache=True),
             Endpoint(("POST", "PUT", "PATCH"), on_me(update_user), me_or_401(update_permission), args=item_args("PUT")),
             Endpoint(("DELETE",), on_me(delete_user), me_or_401(delete_permission), args=delete_args),
         ],

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from ..store.options import bump_counter
 from ..store.tables import users as users_table
 from .roles import capabilities_for, is_role
 
@@ -258,6 +259,7 @@ def create_user(
         "meta": meta or {},
         "registered_utc": dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0),
     }
+    bump_counter(conn)  # cached answers show users (names, links of their items)
     user_id = conn.execute(sa.insert(users_table).values(**values).returning(users_table.c.id)).scalar_one()
     created = get_user(conn, user_id)
     assert created is not None
@@ -278,6 +280,7 @@ def update_user(conn: sa.Connection, user_id: int, changes: dict[str, Any]) -> U
         if other and other.id != user_id:
             raise UserError("rest_user_invalid_slug", "Invalid slug.")
     if values:
+        bump_counter(conn)
         conn.execute(sa.update(users_table).where(users_table.c.id == user_id).values(**values))
     updated = get_user(conn, user_id)
     assert updated is not None
@@ -292,4 +295,5 @@ def delete_user(conn: sa.Connection, user_id: int, reassign: int | None) -> None
         conn.execute(sa.update(posts_table).where(posts_table.c.author == user_id).values(author=reassign))
     else:
         conn.execute(sa.delete(posts_table).where(posts_table.c.author == user_id))
+    bump_counter(conn)
     conn.execute(sa.delete(users_table).where(users_table.c.id == user_id))

@@ -65,3 +65,11 @@ def test_option_changes_show_at_once(client, admin):
     assert client.get(f"/cms/v2/posts/{post['id']}").json["sticky"] is False
     assert client.post(f"/cms/v2/posts/{post['id']}", user=admin, json={"sticky": True}).status_code == 200
     assert client.get(f"/cms/v2/posts/{post['id']}").json["sticky"] is True
+
+
+def test_user_changes_show_at_once(client, accounts, admin):
+    editor = accounts["editor"]
+    assert client.get("/cms/v2/users/me", user=editor).json["name"] != "Renamed"
+    assert client.post(f"/cms/v2/users/{editor.id}", user=admin, json={"name": "Renamed"}).status_code == 200
+    assert client.get("/cms/v2/users/me", user=editor).json["name"] == "Renamed"
+    assert client.get("/cms/v2/users/me", user=admin).json["id"] == admin.id  # kept apart per requester

@@ -11,6 +11,7 @@ The REST interface answers under ``/wp-json/``, at the site root, and through ``
 
 from __future__ import annotations
 
+import functools
 import logging
 from http import HTTPStatus
 from typing import Any
@@ -20,9 +21,13 @@ import orjson
 
 from . import logs
 from .api import Api, build_api
-from .api.read_cache import ContentGeneration
+from .api.scope import ApiScope
 from .auth.authenticate import SiteAuthenticator
+from .calendar import definitions as calendar_definitions
 from .config import Settings, load_settings
+from .content import definitions as content_definitions
+from .content.generation import ContentGeneration
+from .content.registry import ContentRegistry
 from .media import files as media_files
 from .rest.errors import RestError
 from .rest.openapi import openapi_document
@@ -39,17 +44,34 @@ MAX_BODY = 64 * 1024 * 1024
 TOO_LARGE = RestError("rest_request_too_large", "The request body is larger than this site accepts.", status=413)
 
 
+def build_registry() -> ContentRegistry:
+    """The content definitions of the app: the core's, then each feature package's, in the order
+    the reference registers them (it decides the order of routes, types and meta keys)."""
+    registry = ContentRegistry()
+    content_definitions.register(registry)
+    calendar_definitions.register(registry)
+    return registry
+
+
+def build_site(settings: Settings, *, engine: Any = None, upgrade: bool = True) -> Site:
+    """The site of these settings with the app's registry; its database upgraded unless asked not to."""
+    site = Site(settings, build_registry(), engine)
+    if upgrade:
+        store_db.upgrade(site.engine)
+    return site
+
+
 class Calpress:
     """The parts of a running site, built once per process."""
 
     def __init__(self, settings: Settings, *, upgrade: bool = True, engine: Any = None) -> None:
         self.settings = settings
-        self.site = Site(settings, engine)
-        if upgrade:
-            store_db.upgrade(self.site.engine)
+        self.site = build_site(settings, engine=engine, upgrade=upgrade)
         self.api: Api = build_api(self.site)
         self.authenticator = SiteAuthenticator(self.site)
-        self.rest = RestServer(self.api.registry, self.authenticator, ContentGeneration(self.site))
+        self.rest = RestServer(
+            self.api.registry, self.authenticator, ContentGeneration(self.site), scope=functools.partial(ApiScope, self.site)
+        )
         from .auth import pages
 
         self.page_paths = frozenset((*pages.PAGE_PATHS, "/openapi.json"))
@@ -163,7 +185,6 @@ class Calpress:
         if environ.get("CONTENT_TYPE"):
             headers["content_type"] = environ["CONTENT_TYPE"]
         request = RestRequest(method, route, query=query, headers=headers, raw_body=raw, base_url=base_url, remote_addr=environ.get("REMOTE_ADDR") or "127.0.0.1")
-        request.site = self.site
         if len(raw) > MAX_BODY:
             return self.rest.serve_error(request, TOO_LARGE)
         return self.rest.serve(request, http_method=method)

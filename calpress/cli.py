@@ -114,12 +114,9 @@ def _settings(args: argparse.Namespace, **extra: Any) -> Settings:
 
 
 def _site(settings: Settings):
-    from .site import Site
-    from .store import db as store_db
+    from .app import build_site
 
-    site = Site(settings)
-    store_db.upgrade(site.engine)
-    return site
+    return build_site(settings)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -238,7 +235,7 @@ def cmd_media_import(args: argparse.Namespace) -> int:
             path = Path(name)
             if not path.is_file():
                 raise CliError(f"Unable to import file '{name}'. Reason: File doesn't exist.")
-            ctx = Context(options=site.load_options(), home=site.home_url(), site=site)
+            ctx = Context.of(site, options=site.load_options())
             try:
                 with site.write() as conn:
                     new_id = create_attachment(conn, ctx, settings.uploads_dir, path.read_bytes(), path.name, author=args.user)

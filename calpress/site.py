@@ -1,7 +1,9 @@
-"""The site: settings, the database, the site options with their defaults, and its addresses.
+"""The site: settings, the database, the content definitions, the site options with their
+defaults, and its addresses.
 
-One ``Site`` per process, handed to every REST request as ``request.site``. Options are read once
-per request (one query for all autoloaded options, as the reference's alloptions does).
+One ``Site`` per process, built by the app (``calpress.app.build_site``) and reached by every REST
+request through its scope (``api/scope.py``). Options are read once per request (one query for all autoloaded
+options, as the reference's alloptions does).
 """
 
 from __future__ import annotations
@@ -9,17 +11,23 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
-from urllib.parse import urlsplit
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from .config import Settings
 from .store import db as store_db
 from .store import options as store_options
+from .store.changes import Change
+from .store.changes import take as take_changes
 from .store.fast import FastQuery
 from .store.tables import options as options_table
+
+if TYPE_CHECKING:
+    from .content.registry import ContentRegistry
+
+ChangeListener = Callable[[list[Change]], None]
 
 # Site options and their defaults: the values the reference's installer stores. `calpress option
 # get/update` and cms/v2/settings use these. WPLANG is absent on purpose: the reference stores none
@@ -53,23 +61,18 @@ OPTION_DEFAULTS: dict[str, Any] = {
 }
 
 
-def request_origin(request: Any) -> str:
-    """scheme://host[:port] of the address a request came in on."""
-    base = getattr(request, "base_url", "") or ""
-    parts = urlsplit(base)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
-
-
 # Options change rarely; other processes (workers, `calpress option update`) see a change within
 # this many seconds. The process that writes an option sees it at once.
 OPTIONS_TTL = 2.0
 
 
 class Site:
-    """Process-wide state: settings and the database engine. Keeps nothing per request."""
+    """Process-wide state: settings, the database engine and the content registry. Keeps
+    nothing per request."""
 
-    def __init__(self, settings: Settings, engine: sa.Engine | None = None) -> None:
+    def __init__(self, settings: Settings, registry: ContentRegistry, engine: sa.Engine | None = None) -> None:
         self.settings = settings
+        self.registry = registry
         # Each request thread holds at most a read, a write and its hot-path query connection.
         pool_size = max(5, 3 * settings.threads)
         self.engine = engine if engine is not None else store_db.create_engine(settings.database_url, pool_size=pool_size)
@@ -78,6 +81,8 @@ class Site:
         self._options: tuple[float, dict[str, Any]] | None = None
         self._fast_lock = threading.Lock()
         self._fast_connections: list[Any] = []
+        # Told about the changes of every committed write transaction (store/changes.py).
+        self.change_listeners: list[ChangeListener] = [self._options_changed]
 
     # -- database -------------------------------------------------------------------------------
 
@@ -100,14 +105,21 @@ class Site:
     @contextlib.contextmanager
     def write(self) -> Iterator[sa.Connection]:
         """A connection inside one write transaction, committed on success, rolled back on error.
-        Reads inside the block use it. A write opened inside a read gets its own connection."""
+        Reads inside the block use it. A write opened inside a read gets its own connection.
+        Once committed, the changes the transaction recorded go to ``change_listeners``."""
         outer = getattr(self._local, "conn", None)
+        recorded: list[Change] = []
         with store_db.write_transaction(self.engine) as conn:
+            take_changes(conn)  # left on this pooled connection by a transaction that rolled back
             self._local.conn = conn
             try:
                 yield conn
             finally:
                 self._local.conn = outer
+                recorded = take_changes(conn)
+        if recorded:
+            for listener in self.change_listeners:
+                listener(recorded)
 
     def query(self, fast_query: FastQuery, params: dict[str, Any] | None = None) -> list[Any]:
         """Run a compiled hot-path query: on the connection this thread holds inside read() or
@@ -169,48 +181,48 @@ class Site:
             values[name] = value
         return values
 
-    def options(self, request: Any = None) -> dict[str, Any]:
+    def options(self) -> dict[str, Any]:
         """The options: cached per process for OPTIONS_TTL seconds (dropped at once when this
-        process writes one), and fixed for the length of a request when a request is given."""
-        if request is not None:
-            cached = request.cache.get("options")
-            if cached is not None:
-                return cached
+        process writes one). A request takes one snapshot for its whole length (its scope)."""
         now = time.monotonic()
         snapshot = self._options
         if snapshot is None or now - snapshot[0] > OPTIONS_TTL:
             snapshot = self._options = (now, self.load_options())
-        if request is not None:
-            request.cache["options"] = snapshot[1]
         return snapshot[1]
 
-    def get_option(self, name: str, request: Any = None) -> Any:
-        return self.options(request).get(name, OPTION_DEFAULTS.get(name))
+    def get_option(self, name: str, options: dict[str, Any] | None = None) -> Any:
+        """One option, from ``options`` (a request's snapshot) or the current ones."""
+        return (self.options() if options is None else options).get(name, OPTION_DEFAULTS.get(name))
 
     def update_option(self, conn: sa.Connection, name: str, value: Any) -> None:
         store_options.set_option(conn, name, value)
-        self._options = None
 
     def delete_option(self, conn: sa.Connection, name: str) -> bool:
         """Delete a stored option (its default shows again); returns whether it was stored."""
-        existed = store_options.delete_option(conn, name)
-        self._options = None
-        return existed
+        return store_options.delete_option(conn, name)
 
     def forget_options(self) -> None:
         """Drop the cached options: the next read loads them again."""
         self._options = None
 
+    def _options_changed(self, recorded: list[Change]) -> None:
+        # This process sees its own option writes at once; other processes within OPTIONS_TTL
+        # (or at once, for answers keyed by the content counter: content/generation.py).
+        if any(change.kind == "option" for change in recorded):
+            self._options = None
+
     # -- addresses ------------------------------------------------------------------------------
 
-    def site_url(self, request: Any = None) -> str:
-        """The site address: the siteurl option, else the configured site URL, else the request's origin."""
-        url = self.get_option("siteurl", request) if request is not None else ""
-        return str(url or self.settings.site_url or request_origin(request)).rstrip("/")
+    def site_url(self, options: dict[str, Any] | None = None, origin: str = "") -> str:
+        """The site address: the ``siteurl`` option of ``options`` (a request's snapshot), else
+        the configured site URL, else ``origin`` (the address a request came in on)."""
+        url = options.get("siteurl") if options is not None else ""
+        return str(url or self.settings.site_url or origin).rstrip("/")
 
-    def home_url(self, request: Any = None) -> str:
-        url = self.get_option("home", request) if request is not None else ""
-        return str(url or self.site_url(request)).rstrip("/")
+    def home_url(self, options: dict[str, Any] | None = None, origin: str = "") -> str:
+        """The home address: the ``home`` option of ``options``, else the site address."""
+        url = options.get("home") if options is not None else ""
+        return str(url or self.site_url(options, origin)).rstrip("/")
 
     # -- application passwords ------------------------------------------------------------------
 
@@ -218,7 +230,7 @@ class Site:
         """Over HTTPS, or in a local/development environment (the reference's rule, with development)."""
         return site_url.startswith("https://") or self.settings.environment in ("local", "development")
 
-    def app_passwords_in_use(self, request: Any = None) -> bool:
+    def app_passwords_in_use(self) -> bool:
         """Whether any application password was ever created; before that Basic auth is not tried.
         Once true it stays true, so a positive answer is kept for the process; until then the
         flag is read from the database itself, not the options cache, so that a password made

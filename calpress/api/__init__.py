@@ -36,7 +36,6 @@ def build_api(site: Site) -> Api:
         cms_app_passwords,
         cms_comments,
         cms_content,
-        cms_revisions,
         cms_search,
         cms_site,
         cms_terms,
@@ -51,7 +50,6 @@ def build_api(site: Site) -> Api:
         registry.namespace(name)
     cal_events.register(api)
     cal_terms.register(api)
-    cms_revisions.install()  # revision and autosave routes follow the routes of their type
     cms_content.register(api)
     cms_site.register(api)
     cms_users.register(api)

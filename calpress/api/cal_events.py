@@ -19,14 +19,15 @@ from ..auth import users as user_store
 from ..calendar import events as cal
 from ..calendar.represent import Builder
 from ..content import items as item_service
-from ..content import taxonomies
+from ..content import permissions
+from ..content import terms as term_store
 from ..content.items import Context, Item
-from ..content.types import STATUSES, TYPES
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from . import Api
+from .scope import UNSET, context_of, scope_of
 
 NAMESPACE = "cal/events/v1"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -100,17 +101,12 @@ def _timezone(value: Any, request: RestRequest, name: str) -> bool:
     return cal.valid_timezone(value)
 
 
-def _api(request: RestRequest) -> Api:
-    return request.cache["cal_api"]
-
-
 def _ctx(request: RestRequest) -> Context:
-    found = request.cache.get("cal_ctx")
-    if found is None or found.user is not request.user:
-        site = request.site
-        found = Context(options=site.options(request), home=site.home_url(request), user=request.user, site=site)
-        request.cache["cal_ctx"] = found
-    return found
+    return context_of(request)
+
+
+def _site(request: RestRequest) -> Any:
+    return scope_of(request).site
 
 
 def _date(value: Any, request: RestRequest, name: str) -> bool:
@@ -123,12 +119,12 @@ def _date(value: Any, request: RestRequest, name: str) -> bool:
 def _user_exists(value: Any, request: RestRequest, name: str) -> bool:
     if isinstance(value, bool) or not _INT.fullmatch(str(value).strip()):
         return False
-    with request.site.read() as conn:
+    with _site(request).read() as conn:
         return user_store.get_user(conn, int(value)) is not None
 
 
 def _post_status(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, str) and value in STATUSES
+    return isinstance(value, str) and value in _ctx(request).registry.statuses
 
 
 def _existing(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
@@ -137,7 +133,7 @@ def _existing(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
         if not items or not all(isinstance(i, int) or (isinstance(i, str) and _INT.fullmatch(i)) for i in items):
             return False
         ids = {int(i) for i in items}
-        with request.site.read() as conn:
+        with _site(request).read() as conn:
             return cal.existing_ids(conn, content_type, ids) == ids
 
     return check
@@ -157,8 +153,8 @@ def _terms_exist(taxonomy: str) -> Callable[[Any, RestRequest, str], bool]:
         entries = as_list(value)
         if not entries:
             return False
-        with request.site.read() as conn:
-            return all(taxonomies.find_term(conn, taxonomy, entry) is not None for entry in entries)
+        with _site(request).read() as conn:
+            return all(term_store.find_term(conn, taxonomy, entry) is not None for entry in entries)
 
     return check
 
@@ -172,7 +168,7 @@ def _slug_of(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
     def check(value: Any, request: RestRequest, name: str) -> bool:
         if not isinstance(value, str) or not value:
             return False
-        with request.site.read() as conn:
+        with _site(request).read() as conn:
             return cal.slug_to_id(conn, content_type, value) is not None
 
     return check
@@ -191,7 +187,7 @@ def _status_filter(content_type: str) -> Callable[[Any, RestRequest, str], bool]
             return False
         if not _can_edit_type(request, content_type):
             return entries == ["publish"]
-        return all(entry in STATUSES or entry == "any" for entry in entries)
+        return all(entry in _ctx(request).registry.statuses or entry == "any" for entry in entries)
 
     return check
 
@@ -205,7 +201,7 @@ def _image(value: Any, request: RestRequest, name: str) -> bool:
         return False
     from ..media import attachments
 
-    with request.site.read() as conn:
+    with _site(request).read() as conn:
         return attachments.check_image_value(conn, _ctx(request), value, request.user)
 
 
@@ -233,7 +229,7 @@ def _linked_value(content_type: str, many: bool) -> Callable[[Any, RestRequest, 
             else:
                 return False
         if ids:
-            with request.site.read() as conn:
+            with _site(request).read() as conn:
                 return cal.existing_ids(conn, content_type, ids) == ids
         return True
 
@@ -274,13 +270,12 @@ def arg(description: str, type_: str | None = None, **extra: Any) -> dict[str, A
 # -- permissions ----------------------------------------------------------------------------------
 
 
-def _caps(content_type: str) -> dict[str, str]:
-    return TYPES[content_type].caps
+def _caps(request: RestRequest, content_type: str) -> dict[str, str]:
+    return _ctx(request).registry.types[content_type].caps
 
 
 def _can_edit_type(request: RestRequest, content_type: str) -> bool:
-    user = request.user
-    return bool(user) and user.can(_caps(content_type)["edit_posts"])
+    return _ctx(request).can(_caps(request, content_type)["edit_posts"])
 
 
 def _deny(request: RestRequest) -> RestError:
@@ -299,25 +294,26 @@ def _item_permission(content_type: str, verb: str) -> Callable[[RestRequest], An
     such item (the handler then answers 404/400). By-slug routes resolve the slug first."""
 
     def check(request: RestRequest) -> Any:
-        user = request.user
-        if not user:
+        if not request.user:
             return _deny(request)
+        ctx = _ctx(request)
         item = _target(request, content_type)
         if item is not None and item.type == content_type:
-            allowed = user.can(f"{verb}_post", item)
+            allowed = ctx.can(f"{verb}_post", item)
         else:
-            allowed = user.can(_caps(content_type)[f"{verb}_posts"])
+            allowed = ctx.can(_caps(request, content_type)[f"{verb}_posts"])
         return True if allowed else _deny(request)
 
     return check
 
 
 def _target(request: RestRequest, content_type: str) -> Item | None:
-    cached = request.cache.get("cal_target", False)
-    if cached is not False:
-        return cached
+    """The item the route's id or slug names (resolved once per request)."""
+    scope = scope_of(request)
+    if scope.target is not UNSET:
+        return scope.target
     found: Item | None = None
-    with request.site.read() as conn:
+    with scope.site.read() as conn:
         if "slug" in request.url_params:
             item_id = cal.slug_to_id(conn, content_type, str(request.url_params["slug"]))
         else:
@@ -325,7 +321,7 @@ def _target(request: RestRequest, content_type: str) -> Item | None:
             item_id = int(raw) if raw is not None else None
         if item_id:
             found = item_service.get_item(conn, item_id)
-    request.cache["cal_target"] = found
+    scope.target = found
     return found
 
 
@@ -355,7 +351,6 @@ def _images(conn: Any, ctx: Context, found: list[Item]) -> dict[int, Any]:
 def _builder(request: RestRequest, conn: Any, loaded: cal.Loaded, *, single: bool = False) -> Builder:
     ctx = _ctx(request)
     everything = [*loaded.items, *loaded.linked.values()]
-    user = request.user
     return Builder(
         ctx=ctx,
         rest=_rest_base(request),
@@ -363,7 +358,7 @@ def _builder(request: RestRequest, conn: Any, loaded: cal.Loaded, *, single: boo
         images=_images(conn, ctx, everything),
         single=single,
         password=request.get_param("password"),
-        can_edit=(lambda item: bool(user) and user.can("edit_post", item)) if request.get_param("context") == "edit" else None,
+        can_edit=(lambda item: ctx.can("edit_post", item)) if request.get_param("context") == "edit" else None,
     )
 
 
@@ -416,7 +411,7 @@ def _day_bound(ctx: Context, value: Any, *, end: bool, strict: bool) -> dt.datet
 
 def list_events(request: RestRequest) -> Any:
     ctx = _ctx(request)
-    site = request.site
+    site = _site(request)
     item_service.publish_due_items(site)
     page = int(request.get_param("page") or 1)
     per_page = _per_page(request, ctx)
@@ -453,7 +448,7 @@ def list_events(request: RestRequest) -> Any:
         for name, taxonomy in (("categories", "cal_events_cat"), ("tags", "post_tag")):
             given = request.get_param(name)
             if given is not None:
-                found = [taxonomies.find_term(conn, taxonomy, entry) for entry in as_list(given)]
+                found = [term_store.find_term(conn, taxonomy, entry) for entry in as_list(given)]
                 setattr(query, name, [t.id for t in found if t is not None])
                 echo.append((name, ",".join(str(e) for e in as_list(given))))
         if include is not None:
@@ -477,7 +472,7 @@ def list_events(request: RestRequest) -> Any:
         if featured is not None:
             query.featured = truthy(featured)
             echo.append(("featured", "1" if query.featured else "0"))
-        found, rows, total = cal.query_events(conn, query, request.cache.get("generation"))
+        found, rows, total = cal.query_events(conn, query, scope_of(request).generation)
         if not found and page > 1:
             return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
         loaded = cal.load_items(conn, found, with_event_rows=False)
@@ -491,32 +486,32 @@ def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
     """The event ``item_id`` if the requester may read it, else the reference's error."""
     if not item_id:
         return RestError("rest-event-not-found", f"Event with ID {item_id or 0} does not exist.", status=404)
-    with request.site.read() as conn:
+    with _site(request).read() as conn:
         item = item_service.get_item(conn, item_id)
     if item is None:
         return RestError("rest-event-not-found", f"Event with ID {item_id} does not exist.", status=404)
     if item.type != cal.EVENT_TYPE:
         return RestError("rest-invalid-event-id", "The specified ID is not a valid event.", status=400)
-    user = request.user
+    ctx = _ctx(request)
     if item.status == "trash":
         return RestError("event-no-longer-available", "This event is no longer available", status=403)
-    if item.status != "publish" and not (user and user.can("read_post", item)):
+    if not permissions.can_read(ctx, item):
         return RestError("event-not-accessible", "The requested event is not accessible", status=403)
-    if item.password and request.get_param("password") != item.password and not (user and user.can("edit_post", item)):
+    if not permissions.password_open(ctx, item, request.get_param("password"), editing=True):
         return RestError("event-password-protected", "The requested event is not accessible without a password", status=403)
     return item
 
 
 def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
-    with request.site.read() as conn:
+    with _site(request).read() as conn:
         loaded = cal.load_items(conn, [item])
         return _builder(request, conn, loaded, single=single).event(item)
 
 
 def get_event(request: RestRequest) -> Any:
-    item_service.publish_due_items(request.site)
+    item_service.publish_due_items(_site(request))
     if "slug" in request.url_params:
-        with request.site.read() as conn:
+        with _site(request).read() as conn:
             item_id = cal.slug_to_id(conn, cal.EVENT_TYPE, str(request.get_param("slug")))
     else:
         item_id = int(request.get_param("id"))
@@ -531,7 +526,7 @@ def get_event(request: RestRequest) -> Any:
 
 def _scaled_status(request: RestRequest, given: str | None, existing: Item | None) -> str | None:
     """calendar-api.md 4.1 status scaling, with the events type's publishing capability."""
-    can_publish = bool(request.user) and request.user.can(_caps(cal.EVENT_TYPE)["publish_posts"])
+    can_publish = _ctx(request).can(_caps(request, cal.EVENT_TYPE)["publish_posts"])
     if given is None:
         if existing is not None:
             return None
@@ -559,20 +554,21 @@ def _post_date(request: RestRequest, ctx: Context, zone_name: str | None) -> tup
     return None
 
 
-def _term_ids(conn: Any, taxonomy: str, value: Any) -> list[int]:
+def _term_ids(conn: Any, ctx: Context, taxonomy: str, value: Any) -> list[int]:
     """calendar-api.md 4.4: ids must exist (unknown ones skipped); names or slugs are looked up
     and created when missing."""
+    definition = ctx.registry.taxonomies[taxonomy]
     ids: list[int] = []
     for entry in as_list(value):
         text = str(entry).strip()
         if not text:
             continue
         if isinstance(entry, int) or text.isdigit():
-            term = taxonomies.get_term(conn, int(text), taxonomy)
+            term = term_store.get_term(conn, int(text), taxonomy)
         else:
-            term = taxonomies.find_term(conn, taxonomy, text)
+            term = term_store.find_term(conn, taxonomy, text)
             if term is None:
-                term = taxonomies.create_term(conn, taxonomy, text)
+                term = term_store.create_term(conn, definition, text)
         if term is not None and term.id not in ids:
             ids.append(term.id)
     return ids
@@ -623,7 +619,7 @@ def _resolve_linked(
                 from ..media import attachments
 
                 data.image = attachments.resolve_image(conn, ctx, image, request.user)
-            data.status = "publish" if request.user.can(_caps(content_type)["publish_posts"]) else "pending"
+            data.status = "publish" if ctx.can(_caps(request, content_type)["publish_posts"]) else "pending"
             try:
                 item, _ = cal.save_linked(conn, ctx, content_type, data)
             except RestError as err:
@@ -673,9 +669,9 @@ def _event_input(request: RestRequest, conn: Any, ctx: Context, existing: Item |
 
             data.image = attachments.resolve_image(conn, ctx, str(image), request.user)
     if "categories" in params:
-        data.categories = _term_ids(conn, "cal_events_cat", params["categories"])
+        data.categories = _term_ids(conn, ctx, cal.CATEGORY_TAXONOMY, params["categories"])
     if "tags" in params:
-        data.tags = _term_ids(conn, "post_tag", params["tags"])
+        data.tags = _term_ids(conn, ctx, "post_tag", params["tags"])
     if "venue" in params:
         data.venues = _resolve_linked(request, conn, ctx, cal.VENUE_TYPE, params["venue"], False)
     if "organizer" in params:
@@ -685,7 +681,7 @@ def _event_input(request: RestRequest, conn: Any, ctx: Context, existing: Item |
 
 def create_event(request: RestRequest) -> Any:
     ctx = _ctx(request)
-    with request.site.write() as conn:
+    with _site(request).write() as conn:
         data = _event_input(request, conn, ctx, None)
         item = cal.save_event(conn, ctx, data)
     return RestResponse(show_event(request, item, single=False), status=201)
@@ -697,7 +693,7 @@ def _event_for_write(request: RestRequest) -> Any:
         item_id = target.id if target is not None else 0
     else:
         item_id = int(request.url_params.get("id") or 0)
-    with request.site.read() as conn:
+    with _site(request).read() as conn:
         item = item_service.get_item(conn, item_id) if item_id else None
     if item is None:
         return RestError("rest-event-not-found", f"Event with ID {item_id} does not exist.", status=404)
@@ -711,7 +707,7 @@ def update_event(request: RestRequest) -> Any:
     if isinstance(found, RestError):
         return found
     ctx = _ctx(request)
-    with request.site.write() as conn:
+    with _site(request).write() as conn:
         data = _event_input(request, conn, ctx, found)
         item = cal.save_event(conn, ctx, data, found)
     return show_event(request, item, single=False)
@@ -723,7 +719,7 @@ def delete_event(request: RestRequest) -> Any:
         return found
     if found.status == "trash":
         return RestError("event-is-in-trash", "The event is already trashed", status=410)
-    with request.site.write() as conn:
+    with _site(request).write() as conn:
         item = cal.trash(conn, _ctx(request), found)
     return show_event(request, item, single=False)
 
@@ -762,8 +758,8 @@ def _linked_list(content_type: str) -> Callable[[RestRequest], Any]:
             query.upcoming_statuses = None if _can_edit_type(request, cal.EVENT_TYPE) else ["publish"]
             zone, _ = cal.site_timezone(ctx.options)
             query.now_local = dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
-        with request.site.read() as conn:
-            found, total = cal.query_linked(conn, query, request.cache.get("generation"))
+        with _site(request).read() as conn:
+            found, total = cal.query_linked(conn, query, scope_of(request).generation)
             if not found and page > 1:
                 return RestError(f"{what}-archive-page-not-found", f"The requested {what} archive page does not exist", status=404)
             builder = _builder(request, conn, cal.Loaded(items=found))
@@ -779,7 +775,7 @@ def _linked_target(request: RestRequest, content_type: str) -> Item | None:
 
 
 def _show_linked(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
-    with request.site.read() as conn:
+    with _site(request).read() as conn:
         builder = _builder(request, conn, cal.Loaded(items=[item]), single=single)
         return builder.venue(item) if item.type == cal.VENUE_TYPE else builder.organizer(item)
 
@@ -791,8 +787,7 @@ def _linked_get(content_type: str) -> Callable[[RestRequest], Any]:
         item = _linked_target(request, content_type)
         if item is None:  # validation makes this unreachable but for a concurrent delete
             return RestError(f"{what}-not-found", f"The {what} does not exist", status=404)
-        user = request.user
-        if item.status != "publish" and not (user and user.can("read_post", item)):
+        if not permissions.can_read(_ctx(request), item):
             return RestError(f"{what}-not-accessible", f"The requested {what} is not accessible", status=403)
         return _show_linked(request, item, single=True)
 
@@ -827,7 +822,7 @@ def _linked_create(content_type: str) -> Callable[[RestRequest], Any]:
     def handler(request: RestRequest) -> Any:
         ctx = _ctx(request)
         try:
-            with request.site.write() as conn:
+            with _site(request).write() as conn:
                 data = _linked_save_input(request, conn, ctx, content_type, None)
                 item, _ = cal.save_linked(conn, ctx, content_type, data)
         except cal.CalendarError:
@@ -848,7 +843,7 @@ def _linked_update(content_type: str) -> Callable[[RestRequest], Any]:
             return RestError(f"{what}-not-found", f"The {what} does not exist", status=404)
         ctx = _ctx(request)
         try:
-            with request.site.write() as conn:
+            with _site(request).write() as conn:
                 data = _linked_save_input(request, conn, ctx, content_type, existing)
                 item, _ = cal.save_linked(conn, ctx, content_type, data, existing)
         except cal.CalendarError:
@@ -869,7 +864,7 @@ def _linked_delete(content_type: str) -> Callable[[RestRequest], Any]:
             return RestError(f"{what}-not-found", f"The {what} does not exist", status=404)
         if existing.status == "trash":
             return RestError(f"{what}-is-in-trash", f"The {what} is already trashed", status=410)
-        with request.site.write() as conn:
+        with _site(request).write() as conn:
             item = cal.trash(conn, _ctx(request), existing)
         return _show_linked(request, item, single=False)
 
@@ -993,24 +988,14 @@ def linked_archive_args(content_type: str) -> dict[str, dict[str, Any]]:
 # -- registration ---------------------------------------------------------------------------------
 
 
-def _with_api(api: Api, handler: Callable[[RestRequest], Any]) -> Callable[[RestRequest], Any]:
+def _raising(handler: Callable[[RestRequest], Any]) -> Callable[[RestRequest], Any]:
+    """The handlers return their errors; the engine answers raised ones in the error shape."""
+
     def run(request: RestRequest) -> Any:
-        request.cache["cal_api"] = api
-        if request.site is None:
-            request.site = api.site
         result = handler(request)
         if isinstance(result, RestError):
-            raise result  # the engine answers it in the error shape
+            raise result
         return result
-
-    return run
-
-
-def _permission_with_site(api: Api, check: Callable[[RestRequest], Any]) -> Callable[[RestRequest], Any]:
-    def run(request: RestRequest) -> Any:
-        if request.site is None:
-            request.site = api.site
-        return check(request)
 
     return run
 
@@ -1022,8 +1007,8 @@ def register(api: Api) -> None:
                  args: dict[str, dict[str, Any]] | None = None) -> Endpoint:
         return Endpoint(
             methods,
-            _with_api(api, handler),
-            _permission_with_site(api, permission) if permission is not None else None,
+            _raising(handler),
+            permission,
             args=args or {},
             cache=methods == ("GET",),
         )

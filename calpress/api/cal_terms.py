@@ -23,10 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..calendar import terms as cal_terms
-from ..calendar.events import EVENT_TYPE
-from ..content import taxonomies as tax_store
-from ..content.taxonomies import Taxonomy, Term, TermError, TermQuery
-from ..content.types import TYPES
+from ..calendar.definitions import CATEGORY_TAXONOMY, EVENT_TYPE
+from ..content import terms as tax_store
+from ..content.taxonomies import Taxonomy
+from ..content.terms import Term, TermError, TermQuery
 from ..rest.errors import RestError
 from ..rest.registry import Endpoint
 from ..rest.request import RestRequest
@@ -35,15 +35,16 @@ from ..rest.server import rest_url
 from . import Api
 from .cal_events import NAMESPACE, _positive_int, arg, as_list
 from .cms_terms import TermsController
+from .scope import context_of, scope_of
 
 # The taxonomies these routes serve and the route base and answer key of each.
-ROUTE_BASES = (("cal_events_cat", "categories"), ("post_tag", "tags"))
+ROUTE_BASES = ((CATEGORY_TAXONOMY, "categories"), ("post_tag", "tags"))
 
 
 def register(api: Api) -> None:
     """The category and tag routes of the ``cal/events/v1`` namespace."""
     for taxonomy_name, base in ROUTE_BASES:
-        taxonomy = tax_store.get_taxonomy(taxonomy_name)
+        taxonomy = api.site.registry.taxonomies.get(taxonomy_name)
         if taxonomy is not None:
             TermRoutes(api, taxonomy, base).register()
 
@@ -75,6 +76,7 @@ class TermRoutes:
     def __init__(self, api: Api, taxonomy: Taxonomy, base: str) -> None:
         self.api = api
         self.site = api.site
+        self.registry = api.site.registry
         self.taxonomy = taxonomy
         self.base = base
         # The cms/v2 controller of the same taxonomy: single terms carry its links.
@@ -101,14 +103,14 @@ class TermRoutes:
     def _target(self, request: RestRequest, value: Any = None) -> Term | None:
         """The term the ``id`` parameter names, looked up once per request."""
         raw = request.get_param("id") if value is None else value
-        key = ("cal_term", self.taxonomy.name, str(raw))
-        if key not in request.cache:
-            found = None
-            if isinstance(raw, int) or (isinstance(raw, str) and raw.isdigit()):
-                with self.site.read() as conn:
-                    found = tax_store.get_term(conn, int(raw), self.taxonomy.name)
-            request.cache[key] = found
-        return request.cache[key]
+        if not (isinstance(raw, int) or (isinstance(raw, str) and raw.isdigit())):
+            return None
+        known = scope_of(request).terms
+        key = (self.taxonomy.name, int(raw))
+        if key not in known:
+            with self.site.read() as conn:
+                known[key] = tax_store.get_term(conn, int(raw), self.taxonomy.name)
+        return known[key]
 
     # -- argument schemas ----------------------------------------------------------------------
 
@@ -169,8 +171,8 @@ class TermRoutes:
         needed = getattr(self.taxonomy.caps, term_cap)
 
         def check(request: RestRequest) -> bool:
-            user = request.user
-            return bool(user) and user.can(TYPES[EVENT_TYPE].caps["edit_posts"]) and user.can(needed)
+            ctx = context_of(request)
+            return ctx.can(self.registry.types[EVENT_TYPE].caps["edit_posts"]) and ctx.can(needed)
 
         return check
 
@@ -193,7 +195,7 @@ class TermRoutes:
         if self.taxonomy.hierarchical:
             data["parent"] = term.parent
         data["meta"] = []  # no term meta is registered: the reference's empty PHP array
-        data["url"] = tax_store.term_link(self.site.home_url(request), term, related)
+        data["url"] = tax_store.term_link(scope_of(request).home, self.taxonomy, term, related)
         data["urls"] = cal_terms.term_urls(term, self._rest_base(request))
         return data
 
@@ -213,7 +215,7 @@ class TermRoutes:
     def _per_page(self, request: RestRequest) -> int:
         """The page size: asked for, else the ``posts_per_page`` option; never above the
         ``events_max_per_page`` option (values above are clamped, not refused)."""
-        options = self.site.options(request)
+        options = scope_of(request).options
         given = request.get_param("per_page")
         wanted = int(given) if given is not None else int(options.get("posts_per_page") or 10)
         return max(1, min(wanted, int(options.get("events_max_per_page") or 50)))
@@ -248,7 +250,7 @@ class TermRoutes:
                 limit=per_page,
                 offset=(page - 1) * per_page,
             )
-            found, total = tax_store.query_terms(conn, query)
+            found, total = tax_store.query_terms(conn, self.registry, query)
             related = tax_store.with_ancestors(conn, found)
         shown = [self.represent(request, term, related) for term in found]
         return self._envelope(request, shown, total, page, per_page)
@@ -277,7 +279,7 @@ class TermRoutes:
             with self.site.write() as conn:
                 term = tax_store.create_term(
                     conn,
-                    self.taxonomy.name,
+                    self.taxonomy,
                     str(params.get("name") or ""),
                     slug=str(params.get("slug") or ""),
                     description=str(params.get("description") or ""),
@@ -323,6 +325,7 @@ class TermRoutes:
             if parent is not None or any(value is not None for value in fields.values()):
                 term = tax_store.update_term(
                     conn,
+                    self.taxonomy,
                     term,
                     name=None if fields["name"] is None else str(fields["name"]),
                     slug=None if fields["slug"] is None else str(fields["slug"]),
@@ -336,6 +339,6 @@ class TermRoutes:
         term = self._existing(request)
         with self.site.write() as conn:
             previous = self.represent(request, term, tax_store.with_ancestors(conn, [term]))
-            tax_store.delete_term(conn, term)
-        request.cache.pop(("cal_term", self.taxonomy.name, str(term.id)), None)
+            tax_store.delete_term(conn, self.registry, term)
+        scope_of(request).terms.pop((self.taxonomy.name, term.id), None)
         return previous

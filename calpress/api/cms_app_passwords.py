@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..auth import app_passwords
-from ..auth.users import User, get_user
+from ..auth.users import User
 from ..rest.controller import context_param, not_logged_in, prepare_for_context, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint
@@ -15,6 +15,7 @@ from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
 from ..rest.server import rest_url
 from . import Api
+from .scope import UNSET, context_of, scope_of
 
 NAMESPACE = "cms/v2"
 BASE = r"/users/(?P<user_id>(?:[\d]+|me))/application-passwords"
@@ -81,10 +82,10 @@ def register(api: Api) -> None:
 
     def owner(request: RestRequest) -> User:
         """The user in the path, checked the reference's way (availability, me, existence)."""
-        cached = request.cache.get(("app_password_owner", request.route))
-        if cached is not None:
-            return cached
-        if not site.app_passwords_available(site.site_url(request)):
+        scope = scope_of(request)
+        if scope.target is not UNSET:
+            return scope.target
+        if not site.app_passwords_available(scope.site_url):
             raise RestError("application_passwords_disabled", "Application passwords are not available.", status=501)
         ident = request.url_params.get("user_id") or request.get_param("user_id")
         if ident == "me":
@@ -92,14 +93,10 @@ def register(api: Api) -> None:
                 raise not_logged_in()
             user = request.user
         else:
-            user_id = int(ident) if str(ident).isdigit() else 0
-            user = None
-            if user_id > 0:
-                with site.read() as conn:
-                    user = get_user(conn, user_id)
+            user = scope.user(ident) if str(ident).isdigit() else None
             if user is None:
                 raise RestError("rest_user_invalid_id", "Invalid user ID.", status=404)
-        request.cache[("app_password_owner", request.route)] = user
+        scope.target = user
         return user
 
     def check(capability: str, code: str, message: str):
@@ -108,7 +105,7 @@ def register(api: Api) -> None:
                 user = owner(request)
             except RestError as err:
                 return err
-            if not request.user.can(capability, user.id):
+            if not context_of(request).can(capability, user.id):
                 return forbidden(code, message, request.user_id)
             return True
 

@@ -13,9 +13,9 @@ from typing import Any
 from ..auth import users as user_store
 from ..content import comments as comment_store
 from ..content import items as item_service
+from ..content import permissions
 from ..content.comments import Comment, CommentQuery
 from ..content.items import Context, Item
-from ..content.types import TYPES
 from ..rest.controller import collection_params, context_param, fields_for_context
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
@@ -25,6 +25,7 @@ from ..rest.response import RestResponse
 from ..rest.server import pagination_headers, rest_url
 from . import Api
 from .cms_users import AVATAR_SIZES, avatar_urls
+from .scope import context_of, scope_of
 
 NAMESPACE = "cms/v2"
 _ALL = ["view", "edit", "embed"]
@@ -83,34 +84,32 @@ class CommentsController:
     def __init__(self, api: Api) -> None:
         self.api = api
         self.site = api.site
+        self.types = api.site.registry.types
 
     # -- shared ---------------------------------------------------------------------------------
 
     def ctx(self, request: RestRequest) -> Context:
-        return Context(options=self.site.options(request), home=self.site.home_url(request), user=request.user, site=self.site)
+        return context_of(request)
 
     @staticmethod
     def can_moderate(request: RestRequest) -> bool:
-        return bool(request.user) and request.user.can("moderate_comments")
+        return context_of(request).can("moderate_comments")
 
     def post_readable(self, request: RestRequest, post: Item | None) -> bool:
-        if post is None:
+        """The reference's check_read_post_permission: a protected item needs its password
+        unless the user may edit it; otherwise the item must be readable."""
+        if post is None or post.type not in self.types:
             return False
-        content_type = TYPES.get(post.type)
-        if content_type is None:
-            return False
-        user = request.user
-        if post.password and not (user and user.can("edit_post", post)):
-            return request.get_param("password") == post.password
-        return post.status == "publish" or bool(user and user.can("read_post", post))
+        ctx = context_of(request)
+        if post.password and not ctx.can("edit_post", post):
+            return permissions.password_matches(post, request.get_param("password"))
+        return permissions.can_read(ctx, post, scope_of(request).item)
 
     def can_edit(self, request: RestRequest, comment: Comment, post: Item | None) -> bool:
-        user = request.user
-        if not user:
-            return False
-        if user.can("moderate_comments"):
+        ctx = context_of(request)
+        if ctx.can("moderate_comments"):
             return True
-        return post is not None and user.can("edit_post", post)
+        return post is not None and ctx.can("edit_post", post)
 
     def can_read(self, request: RestRequest, comment: Comment, post: Item | None) -> bool:
         if post is not None and not self.post_readable(request, post):
@@ -163,9 +162,9 @@ class CommentsController:
         }
         if comment.author:
             links["author"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/users/{comment.author}")}]
-        if post is not None and post.type in TYPES:
+        if post is not None and post.type in self.types:
             links["up"] = [{"embeddable": True, "post_type": post.type,
-                            "href": rest_url(base, f"/{NAMESPACE}/{TYPES[post.type].rest_base}/{post.id}")}]
+                            "href": rest_url(base, f"/{NAMESPACE}/{self.types[post.type].rest_base}/{post.id}")}]
         if comment.parent:
             links["in-reply-to"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/comments/{comment.parent}")}]
         if comment.id in children:
@@ -258,10 +257,7 @@ class CommentsController:
             if raw:
                 parsed = parse_rest_date(raw)
                 setattr(query, name, parsed.replace(tzinfo=None) if isinstance(parsed, dt.datetime) else None)
-        if not self.can_moderate(request):
-            from ..store.tables import posts as posts_table
-
-            query.readable_post_condition = (posts_table.c.status == "publish") & (posts_table.c.password == "")
+        query.public_posts_only = not self.can_moderate(request)
         context = str(request.get_param("context") or "view")
         with self.site.read() as conn:
             found, total = comment_store.query_comments(conn, query)
@@ -315,7 +311,7 @@ class CommentsController:
 
     def create_permission(self, request: RestRequest) -> Any:
         user = request.user
-        options = self.site.options(request)
+        options = scope_of(request).options
         if not user:
             if option_on(options.get("comment_registration")) or not option_on(options.get("rest_allow_anonymous_comments")):
                 raise RestError("rest_comment_login_required", "Sorry, you must be logged in to comment.", status=401)
@@ -331,13 +327,13 @@ class CommentsController:
                              request.user_id)
         post_id = int(request.get_param("post") or 0)
         if not post_id:
-            if user and user.can("moderate_comments"):
+            if self.can_moderate(request):
                 return True
             raise RestError("rest_comment_invalid_post_id",
                              "Sorry, you are not allowed to create this comment without a post.", status=403)
         with self.site.read() as conn:
             post = item_service.get_item(conn, post_id)
-        if post is None or post.type not in TYPES:
+        if post is None or post.type not in self.types:
             raise RestError("rest_comment_invalid_post_id", "Sorry, you are not allowed to create this comment without a post.",
                              status=403)
         if post.status == "draft":
@@ -364,7 +360,6 @@ class CommentsController:
         content = self._content(request)
         if not content or not content.strip():
             raise RestError("rest_comment_content_invalid", "Invalid comment content.", status=400)
-        user = request.user
         ctx = self.ctx(request)
         post_id = int(request.get_param("post") or 0)
         parent = int(request.get_param("parent") or 0)
@@ -383,7 +378,7 @@ class CommentsController:
                 parent_comment = comment_store.get_comment(conn, parent)
                 if parent_comment is None or (post_id and parent_comment.post_id != post_id):
                     raise RestError("rest_comment_invalid_parent", "Invalid comment parent ID.", status=400)
-            if not (user and user.can("unfiltered_html")):
+            if not ctx.can("unfiltered_html"):
                 content = comment_store.filter_content(content)
             if comment_store.is_duplicate(conn, post_id, parent, author, email, name, content):
                 raise RestError("comment_duplicate",
@@ -394,7 +389,7 @@ class CommentsController:
                 status = comment_store.QUERY_STATUSES.get(str(status), str(status))
                 if status not in comment_store.STATUSES:
                     raise RestError("rest_comment_failed_create", "Creating comment failed.", status=500)
-            elif author_user is not None and (author_user.can("moderate_comments") or (post and post.author == author)):
+            elif author_user is not None and (ctx.registry.user_can(author_user, "moderate_comments") or (post and post.author == author)):
                 status = "approved"
             elif option_on(ctx.options.get("comment_moderation")):
                 status = "hold"
@@ -429,7 +424,7 @@ class CommentsController:
         if content is not None:
             if not content.strip():
                 raise RestError("rest_comment_content_invalid", "Invalid comment content.", status=400)
-            changes["content"] = content if request.user.can("unfiltered_html") else comment_store.filter_content(content)
+            changes["content"] = content if context_of(request).can("unfiltered_html") else comment_store.filter_content(content)
         for name, column in (("author_name", "author_name"), ("author_email", "author_email"), ("author_url", "author_url"),
                              ("author_ip", "author_ip"), ("author_user_agent", "author_agent")):
             if request.get_param(name) is not None:

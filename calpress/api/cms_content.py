@@ -11,27 +11,17 @@ JSON, field for field and in its order.
 from __future__ import annotations
 
 import datetime as dt
-import hmac
 import math
 import re
-from collections.abc import Callable
 from typing import Any
 
 from ..auth import users as user_store
 from ..content import items as item_service
-from ..content import rendering, taxonomies
+from ..content import permissions, rendering
+from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges, ItemQuery, Related, TaxFilter
 from ..content.slugs import sanitize_title
-from ..content.types import (
-    LIST_STATUSES,
-    POST_FORMATS,
-    REST_TYPE_ORDER,
-    STATUSES,
-    TYPES,
-    WRITE_STATUSES,
-    ContentType,
-    registered_meta,
-)
+from ..content.types import POST_FORMATS, ContentType
 from ..rest import schema as rest_schema
 from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, forbidden
@@ -41,18 +31,12 @@ from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
 from ..rest.server import pagination_headers, rest_url
-from . import Api
-from .cms_users import REST_AUTHOR_TYPES
+from . import Api, cms_revisions
+from .cms_users import author_types
+from .scope import context_of, scope_of
 
 NAMESPACE = "cms/v2"
 API_REL = "https://api.w.org/"
-# Days an item stays in the trash; 0 turns the trash off (the reference's EMPTY_TRASH_DAYS).
-DEFAULT_TRASH_DAYS = 30
-
-RouteHook = Callable[[Api, "ContentController"], None]
-# Called after a type's two routes are registered, so that routes belonging to the type
-# (revisions, autosaves) can follow them in the route index, as in the reference.
-ROUTE_HOOKS: list[RouteHook] = []
 
 
 def _accept(value: Any, request: RestRequest, name: str) -> bool:
@@ -95,10 +79,13 @@ class ContentController:
     def __init__(self, api: Api, content_type: ContentType) -> None:
         self.api = api
         self.site = api.site
+        self.registry = api.site.registry
         self.type = content_type
         self.base = f"/{NAMESPACE}/{content_type.rest_base}"
-        self.taxonomies = item_service.rest_taxonomies_of(content_type)
-        self.meta_fields = registered_meta(content_type)
+        self.taxonomies = self.registry.rest_taxonomies_of(content_type.name)
+        self.meta_fields = self.registry.registered_meta(content_type)
+        self.write_statuses = self.registry.write_statuses()
+        self.list_statuses = self.registry.list_statuses()
         self.schema = self._item_schema()
         self.properties: dict[str, Any] = self.schema["properties"]
         self.is_blocks = content_type.name == "wp_block"
@@ -159,7 +146,7 @@ class ContentController:
             "status": {
                 "description": "A named status for the post.",
                 "type": "string",
-                "enum": list(WRITE_STATUSES),
+                "enum": list(self.write_statuses),
                 "context": ["view", "edit"],
                 "arg_options": {"validate": self._check_status},
             },
@@ -355,7 +342,7 @@ class ContentController:
             "default": "publish",
             "description": "Limit result set to posts assigned one or more statuses.",
             "type": "array",
-            "items": {"enum": list(LIST_STATUSES), "type": "string"},
+            "items": {"enum": list(self.list_statuses), "type": "string"},
             "validate": self._check_statuses,
             "sanitize": lambda value, request, name: _parse_slug_list(value),
         }
@@ -421,25 +408,25 @@ class ContentController:
         """A status in the enum, or the item's current one (which may be outside it, e.g. trash)."""
         item_id = request.get_param("id")
         if item_id:
-            current = self._cached(request, item_id)
+            current = scope_of(request).item(item_id)
             if current is not None and current.status == value:
                 return True
-        return rest_schema.validate_value(value, {"type": "string", "enum": list(WRITE_STATUSES)}, name) or True
+        return rest_schema.validate_value(value, {"type": "string", "enum": list(self.write_statuses)}, name) or True
 
     def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
         """Listing statuses: each in the enum, and other than the default only for users who may
         edit items of the type (``private`` also for readers of private items)."""
         error = rest_schema.validate_value(
-            value, {"type": "array", "items": {"enum": list(LIST_STATUSES), "type": "string"}}, name
+            value, {"type": "array", "items": {"enum": list(self.list_statuses), "type": "string"}}, name
         )
         if error is not None:
             return error
         caps = self.type.caps
-        user = request.user
+        ctx = context_of(request)
         for status in _parse_slug_list(value):
             if status == "publish":
                 continue
-            if user.can(caps["edit_posts"]) or (status == "private" and user.can(caps["read_private_posts"])):
+            if ctx.can(caps["edit_posts"]) or (status == "private" and ctx.can(caps["read_private_posts"])):
                 continue
             return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
         return True
@@ -451,7 +438,7 @@ class ContentController:
             return True
         item_id = request.get_param("id")
         if item_id:
-            current = self._cached(request, item_id)
+            current = scope_of(request).item(item_id)
             if current is not None and current.template == value:
                 return True  # an item may keep a template the theme no longer offers
         if value in self.type.templates:
@@ -485,76 +472,24 @@ class ContentController:
 
     # == request helpers ==========================================================================
 
-    def context(self, request: RestRequest) -> Context:
-        """The service context of a request (built once per request)."""
-        found = request.cache.get("content_context")
-        if found is None or found.user is not request.user:
-            found = Context(
-                options=self.site.options(request), home=self.site.home_url(request), user=request.user, site=self.site
-            )
-            request.cache["content_context"] = found
-        return found
-
-    def _cached(self, request: RestRequest, item_id: Any) -> Item | None:
-        try:
-            ident = int(item_id)
-        except (TypeError, ValueError):
-            return None
-        key = ("content_item", ident)
-        if key not in request.cache:
-            if ident <= 0:
-                request.cache[key] = None
-            else:
-                item_service.publish_due_items(self.site)
-                with self.site.read() as conn:
-                    request.cache[key] = item_service.get_item(conn, ident)
-        return request.cache[key]
-
-    def cached_item(self, request: RestRequest, item_id: Any) -> Item | None:
-        """The item ``item_id`` of any type (revisions included), read at most once per request."""
-        return self._cached(request, item_id)
-
     def item_of(self, request: RestRequest) -> Item:
         """The item the route's ``id`` names, or 404 ``rest_post_invalid_id`` (also when it is
         of another type)."""
-        found = self._cached(request, request.url_params.get("id", request.get_param("id")))
+        found = scope_of(request).item(request.url_params.get("id", request.get_param("id")))
         if found is None or found.type != self.type.name:
             raise RestError("rest_post_invalid_id", "Invalid post ID.", status=404)
         return found
 
-    def remember(self, request: RestRequest, item: Item) -> None:
-        """Keep an item for the rest of the request: the self links' target hints run the
-        permission checks of every listed item, and must not query for each."""
-        request.cache[("content_item", item.id)] = item
-
-    def can_read(self, request: RestRequest, item: Item, depth: int = 0) -> bool:
-        """The reference's check_read_permission (cms-api.md 2.10)."""
-        user = request.user
-        content_type = TYPES.get(item.type)
-        if content_type is None or not content_type.show_in_rest:
-            return False
-        if content_type.read_requires_edit and not user.can("read_post", item):
-            return False  # blocks: read_post maps to edit_posts, whatever the status
-        if item.status == "publish" or user.can("read_post", item):
-            return True
-        status = STATUSES.get(item.status)
-        if status is not None and status.public:
-            return True
-        if item.status == "inherit":
-            if item.parent > 0 and depth < 8:
-                parent = self._cached(request, item.parent)
-                if parent is not None:
-                    return self.can_read(request, parent, depth + 1)
-            return True
-        return False
+    def can_read(self, request: RestRequest, item: Item) -> bool:
+        return permissions.can_read(context_of(request), item, scope_of(request).item)
 
     def can_edit(self, request: RestRequest, item: Item) -> bool:
-        return self.type.show_in_rest and request.user.can("edit_post", item)
+        return permissions.can_edit(context_of(request), item)
 
     # == permissions ==============================================================================
 
     def list_permission(self, request: RestRequest) -> bool | RestError:
-        if request.get_param("context") == "edit" and not request.user.can(self.type.caps["edit_posts"]):
+        if request.get_param("context") == "edit" and not permissions.can_edit_type(context_of(request), self.type):
             return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit posts in this post type.", request.user_id)
         return True
 
@@ -568,18 +503,18 @@ class ContentController:
         given = request.query.get("password")
         if given and isinstance(given, str):
             # Only the query string: a wrong password is an error, not an empty answer.
-            if not hmac.compare_digest(item.password.encode(), given.encode()):
+            if not permissions.password_matches(item, given):
                 return RestError("rest_post_incorrect_password", "Incorrect post password.", status=403)
         return self.can_read(request, item)
 
     def _author_and_sticky(self, request: RestRequest, updating: bool) -> RestError | None:
         caps = self.type.caps
-        user = request.user
+        ctx = context_of(request)
         author = request.get_param("author")
-        if not _php_empty(author) and author != request.user_id and not user.can(caps["edit_others_posts"]):
+        if not _php_empty(author) and author != request.user_id and not ctx.can(caps["edit_others_posts"]):
             verb = "update" if updating else "create"
             return forbidden("rest_cannot_edit_others", f"Sorry, you are not allowed to {verb} posts as this user.", request.user_id)
-        if not _php_empty(request.get_param("sticky")) and not user.can(caps["edit_others_posts"]) and not user.can(caps["publish_posts"]):
+        if not _php_empty(request.get_param("sticky")) and not ctx.can(caps["edit_others_posts"]) and not ctx.can(caps["publish_posts"]):
             return forbidden("rest_cannot_assign_sticky", "Sorry, you are not allowed to make posts sticky.", request.user_id)
         return None
 
@@ -593,13 +528,14 @@ class ContentController:
         if not ids:
             return True
         with self.site.read() as conn:
-            found = taxonomies.get_terms(conn, ids)
+            found = term_store.get_terms(conn, ids)
+        ctx = context_of(request)
         for taxonomy, term_ids in wanted.items():
             for term_id in term_ids:
                 term = found.get(term_id)
                 if term is None or term.taxonomy != taxonomy:
                     continue  # unknown terms are skipped later
-                if not request.user.can("assign_term", term):
+                if not permissions.can_assign_term(ctx, term):
                     return False
         return True
 
@@ -609,7 +545,7 @@ class ContentController:
         error = self._author_and_sticky(request, updating=False)
         if error is not None:
             return error
-        if not request.user.can(self.type.caps["create_posts"]):
+        if not permissions.can_create(context_of(request), self.type):
             return forbidden("rest_cannot_create", "Sorry, you are not allowed to create posts as this user.", request.user_id)
         if not self._can_assign_terms(request):
             return forbidden("rest_cannot_assign_term", "Sorry, you are not allowed to assign the provided terms.", request.user_id)
@@ -634,7 +570,7 @@ class ContentController:
             item = self.item_of(request)
         except RestError as err:
             return err
-        if not (self.type.show_in_rest and request.user.can("delete_post", item)):
+        if not permissions.can_delete(context_of(request), item):
             return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this post.", request.user_id)
         return True
 
@@ -644,7 +580,7 @@ class ContentController:
         statuses = _parse_slug_list(request.get_param("status") or "publish")
         if "any" in statuses:
             # Every status that is not internal (the reference's "any": not excluded from search).
-            return [name for name, status in STATUSES.items() if not status.internal]
+            return [name for name, status in self.registry.statuses.items() if not status.internal]
         return statuses or ["publish"]
 
     def _tax_filters(self, request: RestRequest) -> list[TaxFilter]:
@@ -675,13 +611,13 @@ class ContentController:
             raise RestError(
                 "rest_orderby_include_missing_include", "You need to define an include parameter to order by include.", status=400
             )
-        context = self.context(request)
+        ctx = context_of(request)
         per_page = int(params.get("per_page") or 10)
         page = int(params.get("page") or 1)
         include = list(params.get("include") or [])
         exclude = list(params.get("exclude") or [])
         sticky_filter = params.get("sticky") if self.type.name == "post" else None
-        sticky_ids = context.sticky_ids
+        sticky_ids = ctx.sticky_ids
         if sticky_filter is not None:
             if sticky_filter:
                 include = [i for i in sticky_ids if i in include] if include else list(sticky_ids)
@@ -700,10 +636,10 @@ class ContentController:
             search_columns=list(params.get("search_columns") or []),
             exact_search=params.get("search_semantics") == "exact",
             hide_protected=not request.user_id,
-            after=_local_date(params.get("after"), context),
-            before=_local_date(params.get("before"), context),
-            modified_after=_local_date(params.get("modified_after"), context),
-            modified_before=_local_date(params.get("modified_before"), context),
+            after=_local_date(params.get("after"), ctx),
+            before=_local_date(params.get("before"), ctx),
+            modified_after=_local_date(params.get("modified_after"), ctx),
+            modified_before=_local_date(params.get("modified_before"), ctx),
             authors=list(params.get("author") or []) if "author" in self.collection_arg_names else [],
             authors_exclude=list(params.get("author_exclude") or []) if "author" in self.collection_arg_names else [],
             include=include,
@@ -733,7 +669,7 @@ class ContentController:
                 and not search
                 and not tax_filters
             ):
-                rows = self._stickies_first(conn, rows, sticky_ids, exclude)
+                rows = item_service.stickies_first(conn, self.type, rows, sticky_ids, exclude)
             total = found.total
             max_pages = math.ceil(total / per_page) if per_page else 0
             if page > max_pages and total > 0:
@@ -742,27 +678,14 @@ class ContentController:
                 )
             data: list[Any] = []
             if not head and rows:
+                scope = scope_of(request)
                 for item in rows:
-                    self.remember(request, item)
+                    scope.remember(item)
                 edit = request.get_param("context") == "edit"
                 shown = [item for item in rows if (self.can_edit(request, item) if edit else self.can_read(request, item))]
                 related = self.related(conn, request, shown)
                 data = [self.prepare(request, item, related) for item in shown]
         return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
-
-    def _stickies_first(self, conn: Any, rows: list[Item], sticky_ids: list[int], exclude: list[int]) -> list[Item]:
-        """``ignore_sticky=false`` on the first page: sticky posts first, those not on the page
-        fetched and put in front (the reference's home-page behaviour)."""
-        on_page = [item for item in rows if item.id in sticky_ids]
-        rest = [item for item in rows if item.id not in sticky_ids]
-        missing = [i for i in sticky_ids if i not in {item.id for item in on_page} and i not in exclude]
-        extra: list[Item] = []
-        if missing:
-            extra_page = item_service.query_items(
-                conn, ItemQuery(type=self.type.name, statuses=["publish"], include=missing, per_page=len(missing))
-            )
-            extra = extra_page.items
-        return [*on_page, *extra, *rest]
 
     def related(self, conn: Any, request: RestRequest, found: list[Item]) -> Related:
         """What the representation of these items needs beyond their rows, loaded per page."""
@@ -774,6 +697,7 @@ class ContentController:
         want_terms = any(wants_field(request, t.rest_base) for t in self.taxonomies) or wants_field(request, "class_list")
         related = item_service.load_related(
             conn,
+            self.registry,
             self.type,
             found,
             terms=want_terms,
@@ -784,30 +708,32 @@ class ContentController:
         if "_embed" in request.query and (authors := [item.author for item in found if item.author]):
             self._preload_authors(conn, request, found, authors)
         if "permalink_template" in shown or "generated_slug" in shown:
-            related.generated = item_service.generated_slugs(conn, self.context(request), self.type, found)
+            related.generated = item_service.generated_slugs(conn, context_of(request), self.type, found)
+        scope = scope_of(request)
         for media in related.media.values():
-            self.remember(request, media)
+            scope.remember(media)
         return related
 
     def _preload_authors(self, conn: Any, request: RestRequest, found: list[Item], author_ids: list[int]) -> None:
         """Load the authors of a page in one query for ``_embed``: the embedded user requests
-        share this request's cache, where the users controller looks for them (and for whether
-        they have published content, which an author of a published item here has)."""
-        missing = [i for i in dict.fromkeys(author_ids) if ("user", i) not in request.cache]
+        share this request's loaded records, where the users controller looks for them (and for
+        whether they have published content, which an author of a published item here has)."""
+        scope = scope_of(request)
+        missing = [i for i in dict.fromkeys(author_ids) if i not in scope.users]
         if not missing:
             return
         loaded = user_store.get_users(conn, missing)
         for author_id in missing:
-            request.cache[("user", author_id)] = loaded.get(author_id)
-        if self.type.name in REST_AUTHOR_TYPES:
+            scope.users[author_id] = loaded.get(author_id)
+        if self.type.name in author_types(self.registry):
             for item in found:
                 if item.status == "publish" and item.author in loaded:
-                    request.cache[("user_published", item.author)] = True
+                    scope.published[item.author] = True
 
     def get_item(self, request: RestRequest) -> RestResponse:
         item = self.item_of(request)
         response = RestResponse({} if request.method == "HEAD" else None)
-        context = self.context(request)
+        ctx = context_of(request)
         with self.site.read() as conn:
             related = self.related(conn, request, [item]) if request.method != "HEAD" else Related()
             if request.method != "HEAD":
@@ -815,7 +741,7 @@ class ContentController:
             elif self.type.hierarchical and item.parent:
                 related.uris = item_service.page_uris(conn, [item])
         if self.type.viewable:
-            link = item_service.permalink(context, item, uri=related.uris.get(item.id))
+            link = item_service.permalink(ctx, item, uri=related.uris.get(item.id))
             response.link_header("alternate", link, type="text/html")
         return response
 
@@ -826,25 +752,25 @@ class ContentController:
         return name in body and body[name] is None
 
     def _handle_status(self, request: RestRequest, status: str) -> str:
-        caps = self.type.caps
+        ctx = context_of(request)
         if status in ("draft", "pending"):
             return status
         if status == "private":
-            if not request.user.can(caps["publish_posts"]):
+            if not permissions.can_publish(ctx, self.type):
                 raise forbidden("rest_cannot_publish", "Sorry, you are not allowed to create private posts in this post type.", request.user_id)
             return status
         if status in ("publish", "future"):
-            if not request.user.can(caps["publish_posts"]):
+            if not permissions.can_publish(ctx, self.type):
                 raise forbidden("rest_cannot_publish", "Sorry, you are not allowed to publish posts in this post type.", request.user_id)
             return status
-        return status if status in STATUSES else "draft"
+        return status if status in self.registry.statuses else "draft"
 
     def changes_from(self, request: RestRequest, item: Item | None) -> ItemChanges:
         """The reference's prepare_item_for_database: the request's fields as service changes,
         with its checks in its order. Reads only: nothing is written before every check passed."""
         params = request.params
         props = self.properties
-        context = self.context(request)
+        ctx = context_of(request)
         changes = ItemChanges(unique_draft_slug=True)
         for name in ("title", "content", "excerpt"):
             if name not in props or params.get(name) is None:
@@ -864,13 +790,13 @@ class ContentController:
         if "date" in props and not _php_empty(params.get("date")):
             parsed = parse_rest_date(params["date"])
             if parsed is not None:
-                local, utc = item_service.input_date(parsed, is_utc=False, zone=context.zone)
+                local, utc = item_service.input_date(parsed, is_utc=False, zone=ctx.zone)
                 if item is None or item.date_local != local:
                     changes.date = (local, utc)
         elif "date_gmt" in props and not _php_empty(params.get("date_gmt")):
             parsed = parse_rest_date(params["date_gmt"])
             if parsed is not None:
-                local, utc = item_service.input_date(parsed, is_utc=True, zone=context.zone)
+                local, utc = item_service.input_date(parsed, is_utc=True, zone=ctx.zone)
                 if item is None or item.date_utc != utc:
                     changes.date = (local, utc)
         if ("date_gmt" in props and self._sent_null(request, "date_gmt")) or ("date" in props and self._sent_null(request, "date")):
@@ -881,10 +807,9 @@ class ContentController:
             author = int(params["author"])
             if author != request.user_id:
                 with self.site.read() as conn:
-                    if user_store.get_user(conn, author) is None:
-                        raise RestError("rest_invalid_author", "Invalid author ID.", status=400)
+                    item_service.check_author(conn, author)
             changes.author = author
-        sticky_ids = context.sticky_ids
+        sticky_ids = ctx.sticky_ids
         if "password" in props and params.get("password") is not None:
             changes.password = str(params["password"])
             if changes.password != "":
@@ -898,8 +823,7 @@ class ContentController:
             parent = int(params["parent"])
             if parent:
                 with self.site.read() as conn:
-                    if item_service.get_item(conn, parent) is None:
-                        raise RestError("rest_post_invalid_id", "Invalid post parent ID.", status=400)
+                    item_service.check_parent(conn, parent)
             changes.parent = parent
         if "menu_order" in props and params.get("menu_order") is not None:
             changes.menu_order = int(params["menu_order"])
@@ -910,9 +834,7 @@ class ContentController:
             media_id = int(params["featured_media"])
             if media_id:
                 with self.site.read() as conn:
-                    media = item_service.get_item(conn, media_id)
-                if media is None or media.type != "attachment" or not media.mime_type.startswith("image/"):
-                    raise RestError("rest_invalid_featured_media", "Invalid featured media ID.", status=400)
+                    item_service.check_featured_media(conn, media_id)
             changes.featured_media = media_id
         if "template" in props and params.get("template") is not None:
             changes.template = str(params["template"])
@@ -935,10 +857,9 @@ class ContentController:
         if not _php_empty(request.get_param("id")):
             raise RestError("rest_post_exists", "Cannot create existing post.", status=400)
         changes = self.changes_from(request, None)
-        context = self.context(request)
         with self.site.write() as conn:
-            item = item_service.create_item(conn, context, self.type, changes)
-        self.remember(request, item)
+            item = item_service.create_item(conn, context_of(request), self.type, changes)
+        scope_of(request).remember(item)
         request.set_param("context", "edit")
         with self.site.read() as conn:
             data = self.prepare(request, item, self.related(conn, request, [item]))
@@ -948,42 +869,34 @@ class ContentController:
     def update_item(self, request: RestRequest) -> RestResponse:
         item = self.item_of(request)
         changes = self.changes_from(request, item)
-        context = self.context(request)
         with self.site.write() as conn:
-            updated = item_service.update_item(conn, context, item, changes)
-        self.remember(request, updated)
+            updated = item_service.update_item(conn, context_of(request), item, changes)
+        scope_of(request).remember(updated)
         request.set_param("context", "edit")
         with self.site.read() as conn:
             data = self.prepare(request, updated, self.related(conn, request, [updated]))
         return RestResponse(data)
 
-    def _trash_supported(self, request: RestRequest) -> bool:
-        days = self.site.get_option("empty_trash_days", request)
-        try:
-            days = DEFAULT_TRASH_DAYS if days is None else int(days)
-        except (TypeError, ValueError):
-            days = DEFAULT_TRASH_DAYS
-        return self.type.can_trash and days > 0
-
     def delete_item(self, request: RestRequest) -> RestResponse:
         item = self.item_of(request)
         force = bool(request.get_param("force"))
-        context = self.context(request)
+        ctx = context_of(request)
+        scope = scope_of(request)
         request.set_param("context", "edit")
         if force:
             with self.site.read() as conn:
                 previous = self.prepare(request, item, self.related(conn, request, [item]), links=False)
             with self.site.write() as conn:
-                item_service.delete_item(conn, context, item)
-            request.cache.pop(("content_item", item.id), None)
+                item_service.delete_item(conn, ctx, item)
+            scope.forget(item.id)
             return RestResponse({"deleted": True, "previous": previous})
-        if not self._trash_supported(request):
+        if not item_service.trash_enabled(ctx, self.type):
             raise RestError("rest_trash_not_supported", "The post does not support trashing. Set 'force=true' to delete.", status=501)
         if item.status == "trash":
             raise RestError("rest_already_trashed", "The post has already been deleted.", status=410)
         with self.site.write() as conn:
-            trashed = item_service.trash_item(conn, context, item)
-        self.remember(request, trashed)
+            trashed = item_service.trash_item(conn, ctx, item)
+        scope.remember(trashed)
         with self.site.read() as conn:
             data = self.prepare(request, trashed, self.related(conn, request, [trashed]))
         return RestResponse(data)
@@ -993,11 +906,7 @@ class ContentController:
     def _password_open(self, request: RestRequest, item: Item, context_name: str, password: Any) -> bool:
         """Whether the request may see a protected item's content (the reference's
         can_access_password_content): always when the item has no password."""
-        if not item.password:
-            return True
-        if context_name == "edit" and self.can_edit(request, item):
-            return True
-        return isinstance(password, str) and bool(password) and hmac.compare_digest(item.password.encode(), password.encode())
+        return permissions.password_open(context_of(request), item, password, editing=context_name == "edit")
 
     def _excerpt_length(self, request: RestRequest) -> int:
         value = request.get_param("excerpt_length")
@@ -1014,7 +923,7 @@ class ContentController:
         single-item read was given (collections never take one)."""
         context_name = str(request.get_param("context") or "view")
         shown = fields_for_context(self.schema, context_name)
-        ctx = self.context(request)
+        ctx = context_of(request)
 
         def want(name: str) -> bool:
             return name in shown and wants_field(request, name)
@@ -1161,7 +1070,7 @@ class ContentController:
         if self.type.supports_feature("post-formats") and item.format != "standard":
             classes.append(f"post_format-post-format-{item.format}")
         item_terms = related.terms.get(item.id, {})
-        for taxonomy in taxonomies.taxonomies_for_type(item.type):
+        for taxonomy in self.registry.taxonomies_for_type(item.type):
             if not taxonomy.public:
                 continue
             for term in item_terms.get(taxonomy.name, []):
@@ -1199,9 +1108,9 @@ class ContentController:
             links["up"] = [{"embeddable": True, "href": rest_url(base, f"{self.base}/{item.parent}")}]
         media = related.media.get(item.featured_media) if item.featured_media else None
         if media is not None and (
-            item_service.public_status(media, related.media) == "publish" or request.user.can("read_post", media)
+            item_service.public_status(media, related.media) == "publish" or context_of(request).can("read_post", media)
         ):
-            media_type = TYPES.get(media.type)
+            media_type = self.registry.types.get(media.type)
             media_base = media_type.rest_base if media_type is not None else "media"
             links["wp:featuredmedia"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/{media_base}/{media.id}")}]
         if item.type not in ("attachment", "nav_menu_item", "revision"):
@@ -1222,28 +1131,28 @@ class ContentController:
 
     def _actions(self, request: RestRequest) -> list[str]:
         """The action relations the user has on items of this type (get_available_actions)."""
-        key = ("content_actions", self.type.name)
-        found = request.cache.get(key)
+        actions = scope_of(request).actions
+        found = actions.get(self.type.name)
         if found is not None:
             return found
-        user = request.user
+        ctx = context_of(request)
         caps = self.type.caps
         rels: list[str] = []
-        if self.type.name != "attachment" and user.can(caps["publish_posts"]):
+        if self.type.name != "attachment" and ctx.can(caps["publish_posts"]):
             rels.append("action-publish")
-        if user.can("unfiltered_html"):
+        if ctx.can("unfiltered_html"):
             rels.append("action-unfiltered-html")
-        if self.type.name == "post" and user.can(caps["edit_others_posts"]) and user.can(caps["publish_posts"]):
+        if self.type.name == "post" and ctx.can(caps["edit_others_posts"]) and ctx.can(caps["publish_posts"]):
             rels.append("action-sticky")
-        if self.type.supports_feature("author") and user.can(caps["edit_others_posts"]):
+        if self.type.supports_feature("author") and ctx.can(caps["edit_others_posts"]):
             rels.append("action-assign-author")
         for taxonomy in self.taxonomies:
             create_cap = taxonomy.caps.edit_terms if taxonomy.hierarchical else taxonomy.caps.assign_terms
-            if user.can(create_cap):
+            if ctx.can(create_cap):
                 rels.append("action-create-" + taxonomy.rest_base)
-            if user.can(taxonomy.caps.assign_terms):
+            if ctx.can(taxonomy.caps.assign_terms):
                 rels.append("action-assign-" + taxonomy.rest_base)
-        request.cache[key] = rels
+        actions[self.type.name] = rels
         return rels
 
     # == routes ===================================================================================
@@ -1293,17 +1202,15 @@ def _html_class(text: str) -> str:
     return _HTML_CLASS.sub("", text)
 
 
-def register(api: Api, names: tuple[str, ...] | None = None) -> dict[str, ContentController]:
-    """Register the content routes of ``names`` (default: every content type this module
-    serves, in the reference's order; media has a controller of its own)."""
+def register(api: Api) -> dict[str, ContentController]:
+    """Register the content routes of every content type served in REST, in registration order
+    (media has a controller of its own), each followed by its revision and autosave routes."""
     controllers: dict[str, ContentController] = {}
-    for name in names if names is not None else REST_TYPE_ORDER:
-        content_type = TYPES.get(name)
-        if content_type is None or not content_type.show_in_rest or name == "attachment":
+    for content_type in api.site.registry.rest_types():
+        if content_type.name == "attachment":
             continue
         controller = ContentController(api, content_type)
         controller.register()
-        controllers[name] = controller
-        for hook in ROUTE_HOOKS:
-            hook(api, controller)
+        controllers[content_type.name] = controller
+        cms_revisions.register_for(api, controller)
     return controllers

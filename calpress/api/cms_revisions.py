@@ -3,8 +3,8 @@
 * ``/{base}/{parent}/revisions`` (GET) and ``/{base}/{parent}/revisions/{id}`` (GET, DELETE);
 * ``/{base}/{id}/autosaves`` (GET, POST) and ``/{base}/{parent}/autosaves/{id}`` (GET).
 
-They are registered through ``cms_content.ROUTE_HOOKS`` right after the routes of their type,
-for the types whose definition asks for them (``revisions_route``, ``autosaves_route``), so the
+``cms_content`` registers them right after the routes of their type (``register_for``), for
+the types whose definition asks for them (``revisions_route``, ``autosaves_route``), so the
 route index lists them where the reference does. The rules of storage live in
 content/revisions.py; the parent item's controller lends its permission checks, its write
 arguments and its field rendering.
@@ -13,7 +13,7 @@ arguments and its field rendering.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from ..auth import sessions
@@ -21,7 +21,6 @@ from ..content import items as item_service
 from ..content import rendering
 from ..content import revisions as revision_service
 from ..content.items import Item
-from ..content.types import TYPES
 from ..rest.controller import collection_params, context_param
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint
@@ -30,7 +29,12 @@ from ..rest.response import RestResponse
 from ..rest.schema import filter_by_context
 from ..rest.server import pagination_headers, rest_url
 from . import Api
-from .cms_content import NAMESPACE, ROUTE_HOOKS, ContentController
+from .scope import context_of, scope_of
+
+if TYPE_CHECKING:
+    from .cms_content import ContentController
+
+NAMESPACE = "cms/v2"
 
 _EVERY_CONTEXT = ["view", "edit", "embed"]
 _READ_CONTEXTS = ["view", "edit"]
@@ -116,14 +120,14 @@ class RevisionShapes:
     def parent_item(self, request: RestRequest, name: str = "parent") -> Item:
         """The item the route names (``parent``, or ``id`` on the autosaves collection), or
         404 ``rest_post_invalid_parent`` (also when it is of another type)."""
-        found = self.parent.cached_item(request, _int(self._url_param(request, name)))
+        found = scope_of(request).item(_int(self._url_param(request, name)))
         if found is None or found.type != self.type.name:
             raise RestError("rest_post_invalid_parent", "Invalid post parent ID.", status=404)
         return found
 
     def revision_item(self, request: RestRequest) -> Item:
         """The revision the route's ``id`` names, or 404 ``rest_post_invalid_id``."""
-        found = self.parent.cached_item(request, _int(self._url_param(request, "id")))
+        found = scope_of(request).item(_int(self._url_param(request, "id")))
         if found is None or found.type != revision_service.REVISION_TYPE:
             raise RestError("rest_post_invalid_id", "Invalid revision ID.", status=404)
         return found
@@ -146,8 +150,8 @@ class RevisionShapes:
 
     def parent_href(self, request: RestRequest, parent_id: int) -> str | None:
         """The address of a revision's parent (the reference's rest_get_route_for_post)."""
-        found = self.parent.cached_item(request, parent_id)
-        content_type = TYPES.get(found.type) if found is not None else None
+        found = scope_of(request).item(parent_id)
+        content_type = self.site.registry.types.get(found.type) if found is not None else None
         if content_type is None or not content_type.show_in_rest:
             return None
         return rest_url(request.base_url, f"/{content_type.rest_namespace}/{content_type.rest_base}/{parent_id}")
@@ -196,7 +200,7 @@ class RevisionShapes:
         query: list[tuple[str, str]] = []
         target = saved
         if revision_service.is_autosave(saved):
-            found = self.parent.cached_item(request, saved.parent)
+            found = scope_of(request).item(saved.parent)
             if found is None:
                 return ""
             target = found
@@ -209,7 +213,7 @@ class RevisionShapes:
         if self.type.hierarchical and target.parent:
             with self.site.read() as conn:
                 uri = item_service.page_uris(conn, [target]).get(target.id)
-        link = item_service.permalink(self.parent.context(request), target, uri=uri)
+        link = item_service.permalink(context_of(request), target, uri=uri)
         return link + ("&" if "?" in link else "?") + urlencode(query)
 
 
@@ -287,7 +291,7 @@ class RevisionsController:
         shapes = self.shapes
         try:
             parent = shapes.parent_item(request)
-            if not request.user.can("delete_post", parent):
+            if not context_of(request).can("delete_post", parent):
                 return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete revisions of this post.", request.user_id)
             revision = shapes.revision_item(request)
         except RestError as err:
@@ -295,8 +299,8 @@ class RevisionsController:
         error = shapes.view_error(request, parent, "revisions")
         if error is not None:
             return error
-        owner = parent if revision.parent == parent.id else self.parent.cached_item(request, revision.parent)
-        if owner is None or not request.user.can("delete_post", owner):
+        owner = parent if revision.parent == parent.id else scope_of(request).item(revision.parent)
+        if owner is None or not context_of(request).can("delete_post", owner):
             return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this revision.", request.user_id)
         return True
 
@@ -371,7 +375,7 @@ class RevisionsController:
         previous = self.shapes.prepare(request, revision, links=False)
         with self.site.write() as conn:
             revision_service.delete_revision(conn, revision)
-        request.cache.pop(("content_item", revision.id), None)
+        scope_of(request).forget(revision.id)
         return RestResponse({"deleted": True, "previous": previous})
 
 
@@ -446,10 +450,9 @@ class AutosavesController:
         parent = self.shapes.parent_item(request, "id")
         changes = self.parent.changes_from(request, parent)
         meta = changes.meta
-        context = self.parent.context(request)
         with self.site.write() as conn:
-            saved = revision_service.autosave(conn, context, parent, changes, meta)
-        self.parent.remember(request, saved)
+            saved = revision_service.autosave(conn, context_of(request), parent, changes, meta)
+        scope_of(request).remember(saved)
         request.set_param("context", "edit")
         return RestResponse(self._prepare(request, saved))
 
@@ -475,8 +478,3 @@ def register_for(api: Api, controller: ContentController) -> None:
     if content_type.autosaves_route:
         AutosavesController(shapes).register()
 
-
-def install() -> None:
-    """Hook ``register_for`` into the content routes (once, however many apps are built)."""
-    if register_for not in ROUTE_HOOKS:
-        ROUTE_HOOKS.append(register_for)

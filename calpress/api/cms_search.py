@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..content import items as item_service
-from ..content import taxonomies as tax_store
+from ..content import terms as term_store
+from ..content.items import Context
+from ..content.registry import ContentRegistry
 from ..content.rendering import render_title
 from ..content.slugs import sanitize_title
-from ..content.taxonomies import TermQuery
-from ..content.types import POST_FORMATS, TYPES
+from ..content.terms import TermQuery
+from ..content.types import POST_FORMATS
 from ..rest import schema as rest_schema
 from ..rest.controller import collection_params, fields_for_context, wants_field
 from ..rest.errors import RestError
@@ -29,7 +31,7 @@ from ..rest.response import RestResponse
 from ..rest.server import pagination_headers, rest_url
 from ..site import Site
 from . import Api
-from .cms_site import rest_types
+from .scope import scope_of
 
 NAMESPACE = "cms/v2"
 ANY = "any"
@@ -72,8 +74,9 @@ class PostHandler:
 
     type = "post"
 
-    def __init__(self) -> None:
-        self.subtypes = [t.name for t in rest_types() if t.public and t.name != "attachment"]
+    def __init__(self, registry: ContentRegistry) -> None:
+        self.registry = registry
+        self.subtypes = [t.name for t in registry.rest_types() if t.public and t.name != "attachment"]
 
     def search(self, search: Search) -> tuple[list[dict[str, Any]], int]:
         # An empty type list makes the reference's query fall back to posts.
@@ -94,12 +97,12 @@ class PostHandler:
         site, request = search.site, search.request
         with site.read() as conn:
             found = item_service.query_items(conn, query)
-            uris = item_service.page_uris(conn, [item for item in found.items if TYPES[item.type].hierarchical])
-        ctx = item_service.Context(options=site.options(request), home=site.home_url(request), user=request.user, site=site)
+            uris = item_service.page_uris(conn, [item for item in found.items if self.registry.types[item.type].hierarchical])
+        ctx = scope_of(request).context
         base = request.base_url
         results = []
         for item in found.items:
-            content_type = TYPES[item.type]
+            content_type = self.registry.types[item.type]
             results.append(
                 {
                     "id": item.id,
@@ -123,12 +126,13 @@ class TermHandler:
 
     type = "term"
 
-    def __init__(self) -> None:
-        self.subtypes = [t.name for t in tax_store.rest_taxonomies() if t.public]
+    def __init__(self, registry: ContentRegistry) -> None:
+        self.registry = registry
+        self.subtypes = [t.name for t in registry.rest_taxonomies() if t.public]
 
     def search(self, search: Search) -> tuple[list[dict[str, Any]], int]:
         # An empty taxonomy list leaves the reference's term query unrestricted.
-        names = search.wanted(self.subtypes, list(tax_store.TAXONOMIES))
+        names = search.wanted(self.subtypes, list(self.registry.taxonomies))
         query = TermQuery(
             taxonomy=names[0],
             taxonomies=names,
@@ -140,13 +144,13 @@ class TermHandler:
         )
         site, request = search.site, search.request
         with site.read() as conn:
-            found, total = tax_store.query_terms(conn, query)
-            related = tax_store.with_ancestors(conn, found)
-        home = site.home_url(request)
+            found, total = term_store.query_terms(conn, self.registry, query)
+            related = term_store.with_ancestors(conn, found)
+        home = scope_of(request).home
         base = request.base_url
         results = []
         for term in found:
-            taxonomy = tax_store.TAXONOMIES[term.taxonomy]
+            taxonomy = self.registry.taxonomies[term.taxonomy]
             links: dict[str, Any] = {}
             if taxonomy.show_in_rest:
                 links["self"] = [{"embeddable": True, "href": rest_url(base, f"{taxonomy.collection_route}/{term.id}")}]
@@ -156,7 +160,7 @@ class TermHandler:
                 {
                     "id": term.id,
                     "title": term.name,
-                    "url": tax_store.term_link(home, term, related),
+                    "url": term_store.term_link(home, taxonomy, term, related),
                     "type": term.taxonomy,
                     "_links": links,
                 }
@@ -181,7 +185,7 @@ class PostFormatHandler:
             for slug in POST_FORMATS
             if slug in used and (not needle or needle in slug or needle in FORMAT_NAMES[slug].lower())
         ]
-        ctx = item_service.Context(options=site.options(request), home=site.home_url(request))
+        ctx = Context.of(site, home=scope_of(request).home, options=scope_of(request).options)
         home = ctx.home.rstrip("/")
         results = [
             {
@@ -206,45 +210,50 @@ def _parse_slug_list(value: Any) -> list[str]:
     return list(dict.fromkeys(sanitize_title(str(entry)) for entry in raw if str(entry).strip()))
 
 
-HANDLERS: dict[str, SearchHandlerType] = {h.type: h for h in (PostHandler(), TermHandler(), PostFormatHandler())}
-_SUBTYPES = list(dict.fromkeys(s for handler in HANDLERS.values() for s in handler.subtypes))
+def _handlers(registry: ContentRegistry) -> dict[str, SearchHandlerType]:
+    return {h.type: h for h in (PostHandler(registry), TermHandler(registry), PostFormatHandler())}
 
-SEARCH_SCHEMA: dict[str, Any] = {
-    "$schema": "http://json-schema.org/draft-04/schema#",
-    "title": "search-result",
-    "type": "object",
-    "properties": {
-        "id": {"description": "Unique identifier for the object.", "type": ["integer", "string"], "context": _CONTEXTS, "readonly": True},
-        "title": {"description": "The title for the object.", "type": "string", "context": _CONTEXTS, "readonly": True},
-        "url": {"description": "URL to the object.", "type": "string", "format": "uri", "context": _CONTEXTS, "readonly": True},
-        "type": {"description": "Object type.", "type": "string", "enum": list(HANDLERS), "context": _CONTEXTS, "readonly": True},
-        "subtype": {"description": "Object subtype.", "type": "string", "enum": _SUBTYPES, "context": _CONTEXTS, "readonly": True},
-    },
-}
-_TYPE_ARG: dict[str, Any] = {
-    "default": "post",
-    "description": "Limit results to items of an object type.",
-    "type": "string",
-    "enum": list(HANDLERS),
-}
-_SUBTYPE_ARG: dict[str, Any] = {
-    "default": ANY,
-    "description": "Limit results to items of one or more object subtypes.",
-    "type": "array",
-    "items": {"enum": [*_SUBTYPES, ANY], "type": "string"},
-}
+
+def _search_schema(handlers: dict[str, SearchHandlerType], subtypes: list[str]) -> dict[str, Any]:
+    return {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "title": "search-result",
+        "type": "object",
+        "properties": {
+            "id": {"description": "Unique identifier for the object.", "type": ["integer", "string"], "context": _CONTEXTS, "readonly": True},
+            "title": {"description": "The title for the object.", "type": "string", "context": _CONTEXTS, "readonly": True},
+            "url": {"description": "URL to the object.", "type": "string", "format": "uri", "context": _CONTEXTS, "readonly": True},
+            "type": {"description": "Object type.", "type": "string", "enum": list(handlers), "context": _CONTEXTS, "readonly": True},
+            "subtype": {"description": "Object subtype.", "type": "string", "enum": subtypes, "context": _CONTEXTS, "readonly": True},
+        },
+    }
 
 
 def register(api: Api) -> None:
     site = api.site
+    handlers = _handlers(site.registry)
+    all_subtypes = list(dict.fromkeys(s for handler in handlers.values() for s in handler.subtypes))
+    search_schema = _search_schema(handlers, all_subtypes)
+    type_arg: dict[str, Any] = {
+        "default": "post",
+        "description": "Limit results to items of an object type.",
+        "type": "string",
+        "enum": list(handlers),
+    }
+    subtype_arg: dict[str, Any] = {
+        "default": ANY,
+        "description": "Limit results to items of one or more object subtypes.",
+        "type": "array",
+        "items": {"enum": [*all_subtypes, ANY], "type": "string"},
+    }
 
     # The reference checks type and subtype while sanitising (they have no validate callback),
     # so errors in both are reported together; subtype is read as a slug list first.
     def sanitize_type(value: Any, request: RestRequest, name: str) -> Any:
-        return rest_schema.parse_request_arg(value, _TYPE_ARG, name)
+        return rest_schema.parse_request_arg(value, type_arg, name)
 
     def sanitize_subtypes(value: Any, request: RestRequest, name: str) -> list[str]:
-        subtypes = rest_schema.parse_request_arg(_parse_slug_list(value), _SUBTYPE_ARG, name)
+        subtypes = rest_schema.parse_request_arg(_parse_slug_list(value), subtype_arg, name)
         if ANY in subtypes:
             return [ANY]
         handler = handler_of(request)
@@ -252,7 +261,7 @@ def register(api: Api) -> None:
 
     def handler_of(request: RestRequest) -> SearchHandlerType:
         wanted = request.get_param("type")
-        handler = HANDLERS.get(wanted) if isinstance(wanted, str) else None
+        handler = handlers.get(wanted) if isinstance(wanted, str) else None
         if handler is None:
             raise RestError("rest_search_invalid_type", "Invalid type parameter.", status=400)
         return handler
@@ -279,7 +288,7 @@ def register(api: Api) -> None:
                 status=400,
             )
         context = params.get("context") or "view"
-        shown = fields_for_context(SEARCH_SCHEMA, context)
+        shown = fields_for_context(search_schema, context)
         collection = [{"href": rest_url(request.base_url, f"/{NAMESPACE}/search")}]
         prepared = []
         for result in results:
@@ -289,9 +298,9 @@ def register(api: Api) -> None:
             prepared.append(data)
         return RestResponse(prepared, headers=pagination_headers(request, total, per_page, page))
 
-    args = collection_params(SEARCH_SCHEMA)
-    args["type"] = {**_TYPE_ARG, "validate": lambda value, request, name: True, "sanitize": sanitize_type}
-    args["subtype"] = {**_SUBTYPE_ARG, "validate": lambda value, request, name: True, "sanitize": sanitize_subtypes}
+    args = collection_params(search_schema)
+    args["type"] = {**type_arg, "validate": lambda value, request, name: True, "sanitize": sanitize_type}
+    args["subtype"] = {**subtype_arg, "validate": lambda value, request, name: True, "sanitize": sanitize_subtypes}
     args["exclude"] = {"description": "Ensure result set excludes specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
     args["include"] = {"description": "Limit result set to specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
-    api.registry.namespace(NAMESPACE).route("/search", [Endpoint(("GET",), search, args=args)], schema=lambda: SEARCH_SCHEMA)
+    api.registry.namespace(NAMESPACE).route("/search", [Endpoint(("GET",), search, args=args)], schema=lambda: search_schema)

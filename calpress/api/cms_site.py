@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..content import taxonomies as tax_store
-from ..content.types import NON_REST_TYPES, REST_TYPE_ORDER, STATUSES, TYPES, ContentType, Status, type_labels, type_supports
+from ..content.types import ContentType, Status, type_labels, type_supports
 from ..rest.controller import context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, auth_status, forbidden
 from ..rest.registry import Endpoint
@@ -22,6 +21,7 @@ from ..rest.server import rest_url
 from ..site_settings import SETTINGS, Rejected, Setting, clean_option
 from ..store import options as store_options
 from . import Api
+from .scope import context_of, scope_of
 
 NAMESPACE = "cms/v2"
 ALL_CONTEXTS = ["view", "edit", "embed"]
@@ -35,21 +35,14 @@ def register(api: Api) -> None:
     _register_settings(api)
 
 
-def rest_types() -> list[ContentType]:
-    """The content types served in REST, in the reference's order, then any registered later."""
-    ordered = [TYPES[name] for name in REST_TYPE_ORDER if name in TYPES]
-    ordered += [t for name, t in TYPES.items() if name not in REST_TYPE_ORDER]
-    return [t for t in ordered if t.show_in_rest]
-
-
 def _can_edit_some_type(request: RestRequest) -> bool:
     """Whether the requester may edit items of any REST type (the reference's test for the
     edit context of types and statuses, and for reading non-public statuses)."""
-    found = request.cache.get("edits_some_type")
-    if found is None:
-        user = request.user
-        found = request.cache["edits_some_type"] = any(user.can(t.caps["edit_posts"]) for t in rest_types())
-    return found
+    scope = scope_of(request)
+    if scope.edits_some_type is None:
+        ctx = scope.context
+        scope.edits_some_type = any(ctx.can(t.caps["edit_posts"]) for t in ctx.registry.rest_types())
+    return scope.edits_some_type
 
 
 # -- /types ---------------------------------------------------------------------------------------
@@ -112,6 +105,8 @@ TYPE_SCHEMA: dict[str, Any] = {
 
 
 def _register_types(api: Api) -> None:
+    registry = api.site.registry
+
     def prepare(request: RestRequest, content_type: ContentType) -> dict[str, Any]:
         context = request.get_param("context") or "view"
         shown = fields_for_context(TYPE_SCHEMA, context)
@@ -131,7 +126,7 @@ def _register_types(api: Api) -> None:
             "slug": lambda: content_type.name,
             "icon": lambda: content_type.icon or None,
             "supports": lambda: type_supports(content_type),
-            "taxonomies": lambda: [t.name for t in tax_store.taxonomies_for_type(content_type.name) if t.show_in_rest],
+            "taxonomies": lambda: [t.name for t in registry.rest_taxonomies_of(content_type.name)],
             "rest_base": lambda: content_type.rest_base,
             "rest_namespace": lambda: content_type.rest_namespace,
             "template": lambda: [],
@@ -148,7 +143,7 @@ def _register_types(api: Api) -> None:
         return data
 
     def can_edit(request: RestRequest, content_type: ContentType) -> bool:
-        return request.user.can(content_type.caps["edit_posts"])
+        return context_of(request).can(content_type.caps["edit_posts"])
 
     def list_permission(request: RestRequest) -> bool | RestError:
         if request.get_param("context") == "edit" and not _can_edit_some_type(request):
@@ -159,13 +154,13 @@ def _register_types(api: Api) -> None:
         if request.method == "HEAD":
             return RestResponse({})
         edit = request.get_param("context") == "edit"
-        found = {t.name: prepare(request, t) for t in rest_types() if not (edit and not can_edit(request, t))}
+        found = {t.name: prepare(request, t) for t in registry.rest_types() if not (edit and not can_edit(request, t))}
         return RestResponse(found, keyed=True)
 
     def get_type(request: RestRequest) -> dict[str, Any]:
         name = str(request.get_param("type"))
-        content_type = TYPES.get(name)
-        if content_type is None and name not in NON_REST_TYPES:
+        content_type = registry.types.get(name)
+        if content_type is None and name not in registry.non_rest_types:
             raise RestError("rest_type_invalid", "Invalid post type.", status=404)
         if content_type is None or not content_type.show_in_rest:
             raise forbidden("rest_cannot_read_type", "Cannot view post type.", request.user_id)
@@ -207,6 +202,8 @@ STATUS_SCHEMA: dict[str, Any] = {
 
 
 def _register_statuses(api: Api) -> None:
+    statuses = api.site.registry.statuses
+
     def can_read(request: RestRequest, status: Status) -> bool:
         """Public statuses are for everyone; the other registered, non-internal ones (and trash)
         for whoever may edit items of some type; internal ones for nobody."""
@@ -241,14 +238,14 @@ def _register_statuses(api: Api) -> None:
         return True
 
     def list_statuses(request: RestRequest) -> RestResponse:
-        listed = [s for s in STATUSES.values() if not s.internal]
-        if "trash" in STATUSES:
-            listed.append(STATUSES["trash"])
+        listed = [s for s in statuses.values() if not s.internal]
+        if "trash" in statuses:
+            listed.append(statuses["trash"])
         found = {s.name: prepare(request, s) for s in listed if can_read(request, s)}
         return RestResponse(found, keyed=True)
 
     def get_permission(request: RestRequest) -> bool | RestError:
-        status = STATUSES.get(str(request.get_param("status")))
+        status = statuses.get(str(request.get_param("status")))
         if status is None:
             return RestError("rest_status_invalid", "Invalid status.", status=404)
         if not can_read(request, status):
@@ -256,7 +253,7 @@ def _register_statuses(api: Api) -> None:
         return True
 
     def get_status(request: RestRequest) -> dict[str, Any]:
-        status = STATUSES.get(str(request.get_param("status")))
+        status = statuses.get(str(request.get_param("status")))
         if status is None:
             raise RestError("rest_status_invalid", "Invalid status.", status=404)
         return prepare(request, status)
@@ -292,14 +289,14 @@ def _register_settings(api: Api) -> None:
     def stored_value(request: RestRequest, setting: Setting, options: dict[str, Any]) -> Any:
         value = options.get(setting.option)
         if setting.option == "siteurl" and not value:
-            return site.site_url(request)  # no address stored: the one the site answers on
+            return scope_of(request).site_url  # no address stored: the one the site answers on
         return value
 
     def read_permission(request: RestRequest) -> bool:
-        return request.user.can("manage_options")
+        return context_of(request).can("manage_options")
 
     def update_permission(request: RestRequest) -> bool | RestError:
-        if request.user.can("manage_options"):
+        if context_of(request).can("manage_options"):
             return True
         # The reference asks each sent setting's own edit check first (all need manage_options).
         for setting in SETTINGS:
@@ -312,7 +309,7 @@ def _register_settings(api: Api) -> None:
         return False
 
     def get_settings(request: RestRequest) -> dict[str, Any]:
-        options = site.options(request)
+        options = scope_of(request).options
         return {setting.name: setting.value_of(stored_value(request, setting, options)) for setting in SETTINGS}
 
     def update_settings(request: RestRequest) -> dict[str, Any]:
@@ -329,7 +326,7 @@ def _register_settings(api: Api) -> None:
                     except Rejected:
                         continue  # the reference keeps the stored value
                     site.update_option(conn, setting.option, cleaned)
-            request.cache.pop("options", None)
+            scope_of(request).reload_options()
         return get_settings(request)
 
     def reset(conn: Any, setting: Setting) -> None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlalchemy as sa
-
-from ..auth.users import META_CAPS
-from ..content import taxonomies as tax_store
+from ..content import permissions
+from ..content import terms as tax_store
+from ..content.registry import ContentRegistry
 from ..content.slugs import sanitize_title
-from ..content.taxonomies import Taxonomy, Term, TermQuery
+from ..content.taxonomies import DEFAULT_CATEGORY_ID, REST_NAMESPACE, Taxonomy
+from ..content.terms import Term, TermQuery
 from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import sanitize_text_field
@@ -26,49 +26,17 @@ from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
 from ..rest.server import pagination_headers, rest_url
-from ..store.tables import posts as posts_table
 from . import Api
-
-try:  # the content type registry (content/types.py) knows each type's REST base and visibility
-    from ..content import types as content_types
-except ImportError:  # pragma: no cover - until it ships, the fallbacks below stand in
-    content_types = None
+from .scope import context_of, scope_of
 
 ALL_CONTEXTS = ["view", "embed", "edit"]
 ORDERBY = ["id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"]
 
-# Without the content type registry: the types whose published items are public (blocks are
-# read only by editors), and the REST bases of their collections.
-_PUBLIC_TYPES = frozenset({"post", "page", "attachment", "cal_events", "cal_venue", "cal_organizer"})
-_TYPE_REST_BASES = {
-    "post": "posts",
-    "page": "pages",
-    "attachment": "media",
-    "wp_block": "blocks",
-    "cal_events": "cal_events",
-    "cal_venue": "cal_venue",
-    "cal_organizer": "cal_organizer",
-}
 
-
-def _content_type(name: str) -> Any:
-    """The registered content type ``name``, when the content type registry is present."""
-    return content_types.TYPES.get(name) if content_types is not None else None
-
-
-def type_rest_base(name: str) -> str | None:
+def type_rest_base(registry: ContentRegistry, name: str) -> str | None:
     """The REST base of a content type's collection (``post`` -> ``posts``), or None."""
-    content_type = _content_type(name)
-    if content_type is not None:
-        return content_type.rest_base if getattr(content_type, "show_in_rest", True) else None
-    return _TYPE_REST_BASES.get(name)
-
-
-def _is_type_viewable(name: str) -> bool:
-    content_type = _content_type(name)
-    if content_type is not None:
-        return bool(getattr(content_type, "public", False))
-    return name in _PUBLIC_TYPES
+    content_type = registry.types.get(name)
+    return content_type.rest_base if content_type is not None and content_type.show_in_rest else None
 
 
 def _text(value: Any, request: RestRequest, name: str) -> str:
@@ -100,7 +68,7 @@ def _args_from_schema(schema: dict[str, Any], method: str) -> dict[str, dict[str
 def register(api: Api) -> None:
     """The taxonomies routes, then the term routes of every REST taxonomy."""
     _register_taxonomies(api)
-    for taxonomy in tax_store.rest_taxonomies():
+    for taxonomy in api.site.registry.rest_taxonomies():
         TermsController(api, taxonomy).register()
 
 
@@ -140,16 +108,17 @@ TAXONOMY_SCHEMA: dict[str, Any] = {
 
 
 def _register_taxonomies(api: Api) -> None:
-    namespace = tax_store.REST_NAMESPACE
+    namespace = REST_NAMESPACE
+    registry = api.site.registry
 
     def candidates(request: RestRequest) -> list[Taxonomy]:
         content_type = request.get_param("type")
         if content_type:
-            return tax_store.taxonomies_for_type(str(content_type))
-        return list(tax_store.TAXONOMIES.values())
+            return registry.taxonomies_for_type(str(content_type))
+        return list(registry.taxonomies.values())
 
     def can_assign(request: RestRequest, taxonomy: Taxonomy) -> bool:
-        return request.user.can(taxonomy.caps.assign_terms)
+        return permissions.can_assign_terms(context_of(request), taxonomy)
 
     def prepare(request: RestRequest, taxonomy: Taxonomy) -> dict[str, Any]:
         context = request.get_param("context") or "view"
@@ -201,7 +170,7 @@ def _register_taxonomies(api: Api) -> None:
         return RestResponse(found, keyed=True)
 
     def get_permission(request: RestRequest) -> bool | RestError:
-        taxonomy = tax_store.get_taxonomy(str(request.get_param("taxonomy")))
+        taxonomy = registry.taxonomies.get(str(request.get_param("taxonomy")))
         if taxonomy is not None:
             if not taxonomy.show_in_rest:
                 return False
@@ -210,7 +179,7 @@ def _register_taxonomies(api: Api) -> None:
         return True
 
     def get_taxonomy(request: RestRequest) -> dict[str, Any]:
-        taxonomy = tax_store.get_taxonomy(str(request.get_param("taxonomy")))
+        taxonomy = registry.taxonomies.get(str(request.get_param("taxonomy")))
         if taxonomy is None:
             raise RestError("rest_taxonomy_invalid", "Invalid taxonomy.", status=404)
         return prepare(request, taxonomy)
@@ -248,6 +217,7 @@ class TermsController:
     def __init__(self, api: Api, taxonomy: Taxonomy) -> None:
         self.api = api
         self.site = api.site
+        self.registry = api.site.registry
         self.taxonomy = taxonomy
         self.schema = self._item_schema()
         self.route = taxonomy.collection_route
@@ -348,9 +318,9 @@ class TermsController:
 
     def _default_id(self, request: RestRequest) -> int:
         try:
-            return int(self.site.get_option("default_category", request) or tax_store.DEFAULT_CATEGORY_ID)
+            return int(scope_of(request).options.get("default_category") or DEFAULT_CATEGORY_ID)
         except (TypeError, ValueError):
-            return tax_store.DEFAULT_CATEGORY_ID
+            return DEFAULT_CATEGORY_ID
 
     def _ensure_default(self, request: RestRequest) -> None:
         """A fresh site has its default category before anyone reads categories."""
@@ -365,32 +335,29 @@ class TermsController:
             term_id = int(request.get_param("id"))
         except (TypeError, ValueError):
             term_id = 0
-        key = ("term", self.taxonomy.name, term_id)
-        if key not in request.cache:
+        known = scope_of(request).terms
+        key = (self.taxonomy.name, term_id)
+        if key not in known:
             found = None
             if term_id > 0:
                 self._ensure_default(request)
                 with self.site.read() as conn:
                     found = tax_store.get_term(conn, term_id, self.taxonomy.name)
-            request.cache[key] = found
-        found = request.cache[key]
+            known[key] = found
+        found = known[key]
         if found is None:
             raise RestError("rest_term_invalid", "Term does not exist.", status=404)
         return found
 
-    def _can_read_terms_of(self, user: Any, item: Any) -> bool:
+    def _can_read_terms_of(self, request: RestRequest, item: Any) -> bool:
         """The reference's check_read_terms_permission_for_post: the item's type uses this
-        taxonomy, and the item is public or the user may read it (``read_post``, mapped by the
-        content type registry; without it, owners and editors of others' posts may)."""
+        taxonomy, and the item is published and viewable, or the user may read it."""
         if item.type not in self.taxonomy.object_types:
             return False
-        if item.status == "publish" and _is_type_viewable(item.type):
+        content_type = self.registry.types.get(item.type)
+        if item.status == "publish" and content_type is not None and content_type.viewable:
             return True
-        if not user:
-            return False
-        if "read_post" in META_CAPS:
-            return user.can("read_post", item)
-        return item.author == user.id or user.can("edit_others_posts")
+        return context_of(request).can("read_post", item)
 
     def prepare(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
         """The term as the request's context shows it; ``related`` holds its ancestors."""
@@ -404,7 +371,7 @@ class TermsController:
         if "description" in shown:
             data["description"] = term.description
         if "link" in shown:
-            data["link"] = tax_store.term_link(self.site.home_url(request), term, related)
+            data["link"] = tax_store.term_link(scope_of(request).home, self.taxonomy, term, related)
         if "name" in shown:
             data["name"] = term.name
         if "slug" in shown:
@@ -431,7 +398,7 @@ class TermsController:
             links["up"] = [{"embeddable": True, "href": rest_url(base, f"{self.route}/{term.parent}")}]
         by_type = []
         for content_type in taxonomy.object_types:
-            type_base = type_rest_base(content_type)
+            type_base = type_rest_base(self.registry, content_type)
             if type_base:
                 by_type.append({"href": rest_url(base, f"/{taxonomy.rest_namespace}/{type_base}", {taxonomy.rest_base: term.id})})
         if by_type:
@@ -446,20 +413,14 @@ class TermsController:
     # -- collection ------------------------------------------------------------------------------
 
     def list_permission(self, request: RestRequest) -> bool | RestError:
-        user = request.user
-        if request.get_param("context") == "edit" and not user.can(self.taxonomy.caps.edit_terms):
+        if request.get_param("context") == "edit" and not permissions.can_manage_terms(context_of(request), self.taxonomy):
             return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit terms in this taxonomy.", request.user_id)
         post_id = request.get_param("post")
         if post_id:
-            with self.site.read() as conn:
-                item = conn.execute(
-                    sa.select(posts_table.c.id, posts_table.c.type, posts_table.c.status, posts_table.c.author).where(
-                        posts_table.c.id == int(post_id)
-                    )
-                ).first()
+            item = scope_of(request).item(post_id)
             if item is None:
                 return RestError("rest_post_invalid_id", "Invalid post ID.", status=400)
-            if not self._can_read_terms_of(user, item):
+            if not self._can_read_terms_of(request, item):
                 return forbidden("rest_forbidden_context", "Sorry, you are not allowed to view terms for this post.", request.user_id)
         return True
 
@@ -488,13 +449,14 @@ class TermsController:
         self._ensure_default(request)
         is_head = request.method == "HEAD"
         with self.site.read() as conn:
-            found, total = tax_store.query_terms(conn, query)
+            found, total = tax_store.query_terms(conn, self.registry, query)
             related = {} if is_head else tax_store.with_ancestors(conn, found)
         items: list[dict[str, Any]] = []
         if not is_head:
             edit = params.get("context") == "edit"
+            ctx = context_of(request)
             for term in found:
-                if edit and not request.user.can("edit_term", term):
+                if edit and not permissions.can_edit_term(ctx, term):
                     continue
                 items.append(self.prepare(request, term, related))
         # The reference's page number for an offset: the page that offset falls in.
@@ -502,9 +464,7 @@ class TermsController:
         return RestResponse(items, headers=pagination_headers(request, total, per_page, page_number))
 
     def create_permission(self, request: RestRequest) -> bool | RestError:
-        caps = self.taxonomy.caps
-        needed = caps.edit_terms if self.taxonomy.hierarchical else caps.assign_terms
-        if not request.user.can(needed):
+        if not permissions.can_create_term(context_of(request), self.taxonomy):
             return forbidden("rest_cannot_create", "Sorry, you are not allowed to create terms in this taxonomy.", request.user_id)
         return True
 
@@ -515,7 +475,7 @@ class TermsController:
         with self.site.write() as conn:
             term = tax_store.create_term(
                 conn,
-                self.taxonomy.name,
+                self.taxonomy,
                 str(params.get("name") or ""),
                 slug=str(params.get("slug") or ""),
                 description=str(params.get("description") or ""),
@@ -532,7 +492,7 @@ class TermsController:
             term = self._target(request)
         except RestError as err:
             return err
-        if request.get_param("context") == "edit" and not request.user.can("edit_term", term):
+        if request.get_param("context") == "edit" and not permissions.can_edit_term(context_of(request), term):
             return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit this term.", request.user_id)
         return True
 
@@ -544,7 +504,7 @@ class TermsController:
             term = self._target(request)
         except RestError as err:
             return err
-        if not request.user.can("edit_term", term):
+        if not permissions.can_edit_term(context_of(request), term):
             return forbidden("rest_cannot_update", "Sorry, you are not allowed to edit this term.", request.user_id)
         return True
 
@@ -563,13 +523,14 @@ class TermsController:
             with self.site.write() as conn:
                 term = tax_store.update_term(
                     conn,
+                    self.taxonomy,
                     term,
                     name=_text_or_none(changes.get("name")),
                     slug=_text_or_none(changes.get("slug")),
                     description=_text_or_none(changes.get("description")),
                     parent=changes.get("parent"),
                 )
-            request.cache[("term", self.taxonomy.name, term.id)] = term
+            scope_of(request).terms[(self.taxonomy.name, term.id)] = term
         params["context"] = "edit"
         return self._prepared(request, term)
 
@@ -578,7 +539,7 @@ class TermsController:
             term = self._target(request)
         except RestError as err:
             return err
-        if not request.user.can("delete_term", term, self._default_id(request)):
+        if not permissions.can_delete_term(context_of(request), term, self._default_id(request)):
             return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this term.", request.user_id)
         return True
 
@@ -590,8 +551,8 @@ class TermsController:
         previous = self._prepared(request, term)
         previous.pop("_links", None)
         with self.site.write() as conn:
-            tax_store.delete_term(conn, term, default_id=self._default_id(request))
-        request.cache.pop(("term", self.taxonomy.name, term.id), None)
+            tax_store.delete_term(conn, self.registry, term, default_id=self._default_id(request))
+        scope_of(request).terms.pop((self.taxonomy.name, term.id), None)
         return {"deleted": True, "previous": previous}
 
 

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 from ..auth import users as user_store
 from ..auth.roles import ROLE_CAPS
 from ..auth.users import User, UserError
+from ..content.registry import ContentRegistry
 from ..rest.controller import collection_params, context_param, fields_for_context, not_logged_in, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import sanitize_text_field
@@ -25,11 +26,18 @@ from ..rest.server import pagination_headers, rest_url
 from ..store.tables import posts as posts_table
 from ..store.tables import users as users_table
 from . import Api
+from .scope import context_of, scope_of
 
 NAMESPACE = "cms/v2"
 AVATAR_SIZES = (24, 48, 96)
-# Content types shown in REST whose published items make their author public.
-REST_AUTHOR_TYPES = ("post", "page", "attachment", "wp_block", "cal_events", "cal_venue", "cal_organizer")
+
+
+def author_types(registry: ContentRegistry) -> list[str]:
+    """The content types served in REST, whose published items make their author public.
+    Attachments count (the media controller serves them) though they are no registered type."""
+    names = [content_type.name for content_type in registry.rest_types()]
+    at = names.index("page") + 1 if "page" in names else len(names)
+    return [*names[:at], "attachment", *names[at:]]
 
 
 def _check_username(value: Any, request: RestRequest, name: str) -> Any:
@@ -127,7 +135,7 @@ def item_args(method: str) -> dict[str, dict[str, Any]]:
     return args
 
 
-def collection_args() -> dict[str, dict[str, Any]]:
+def collection_args(registry: ContentRegistry) -> dict[str, dict[str, Any]]:
     params = collection_params(ITEM_SCHEMA)
     params.update(
         {
@@ -148,7 +156,7 @@ def collection_args() -> dict[str, dict[str, Any]]:
             "has_published_posts": {
                 "description": "Limit result set to users who have published posts.",
                 "type": ["boolean", "array"],
-                "items": {"type": "string", "enum": list(REST_AUTHOR_TYPES)},
+                "items": {"type": "string", "enum": author_types(registry)},
             },
             "search_columns": {
                 "default": [],
@@ -176,42 +184,32 @@ def _has_published(types: tuple[str, ...] | list[str]) -> Any:
 
 def register(api: Api) -> None:
     site = api.site
+    published_types = author_types(site.registry)
 
     def target(request: RestRequest, user_id: Any = None) -> User:
         """The user a request addresses (cached per request), or rest_user_invalid_id."""
         ident = request.get_param("id") if user_id is None else user_id
-        try:
-            user_id = int(ident)
-        except (TypeError, ValueError):
-            user_id = 0
-        key = ("user", user_id)
-        if key in request.cache:
-            found = request.cache[key]
-        else:
-            found = None
-            if user_id > 0:
-                with site.read() as conn:
-                    found = user_store.get_user(conn, user_id)
-            request.cache[key] = found
+        found = scope_of(request).user(ident)
         if found is None:
             raise RestError("rest_user_invalid_id", "Invalid user ID.", status=404)
         return found
 
     def has_published_content(request: RestRequest, user: User) -> bool:
-        key = ("user_published", user.id)
-        if key not in request.cache:
+        published = scope_of(request).published
+        if user.id not in published:
             with site.read() as conn:
                 stmt = sa.select(posts_table.c.id).where(
                     posts_table.c.author == user.id,
                     posts_table.c.status == "publish",
-                    posts_table.c.type.in_(REST_AUTHOR_TYPES),
+                    posts_table.c.type.in_(published_types),
                 )
-                request.cache[key] = conn.execute(stmt.limit(1)).first() is not None
-        return request.cache[key]
+                published[user.id] = conn.execute(stmt.limit(1)).first() is not None
+        return published[user.id]
 
     def prepare(request: RestRequest, user: User) -> dict[str, Any]:
         """The user as the request's context shows it; only the fields of that context are built."""
-        current = request.user
+        scope = scope_of(request)
+        ctx = scope.context
         context = request.get_param("context") or "embed"
         shown = fields_for_context(ITEM_SCHEMA, context)
         values: dict[str, Any] = {
@@ -223,7 +221,7 @@ def register(api: Api) -> None:
             "email": lambda: user.email,
             "url": lambda: user.url,
             "description": lambda: user.description,
-            "link": lambda: f"{site.home_url(request)}/author/{user.nicename}/",
+            "link": lambda: f"{scope.home}/author/{user.nicename}/",
             "locale": lambda: user.locale or "en_US",
             "nickname": lambda: user.nickname,
             "slug": lambda: user.nicename,
@@ -240,7 +238,7 @@ def register(api: Api) -> None:
         for name, value in values.items():
             if name not in shown:
                 continue
-            if name == "roles" and not (current.can("list_users") or current.can("edit_user", user.id)):
+            if name == "roles" and not (ctx.can("list_users") or ctx.can("edit_user", user.id)):
                 continue
             data[name] = value()
         if wants_field(request, "_links"):
@@ -253,8 +251,8 @@ def register(api: Api) -> None:
     # -- collection ---------------------------------------------------------------------------
 
     def list_permission(request: RestRequest) -> bool | RestError:
-        user = request.user
-        can_list = user.can("list_users")
+        ctx = context_of(request)
+        can_list = ctx.can("list_users")
         if request.get_param("roles") and not can_list:
             return forbidden("rest_user_cannot_view", "Sorry, you are not allowed to filter users by role.", request.user_id)
         if request.get_param("capabilities") and not can_list:
@@ -263,7 +261,7 @@ def register(api: Api) -> None:
             return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit users.", request.user_id)
         if request.get_param("orderby") in ("email", "registered_date") and not can_list:
             return forbidden("rest_forbidden_orderby", "Sorry, you are not allowed to order users by this parameter.", request.user_id)
-        if request.get_param("who") == "authors" and not (user.can("edit_posts") or user.can("edit_pages")):
+        if request.get_param("who") == "authors" and not (ctx.can("edit_posts") or ctx.can("edit_pages")):
             return forbidden("rest_forbidden_who", "Sorry, you are not allowed to query users by this parameter.", request.user_id)
         return True
 
@@ -281,11 +279,11 @@ def register(api: Api) -> None:
             conditions.append(users_table.c.nicename.in_(params["slug"]))
         published = params.get("has_published_posts")
         if published:
-            conditions.append(_has_published(REST_AUTHOR_TYPES if published is True else list(published)))
+            conditions.append(_has_published(published_types if published is True else list(published)))
         elif params.get("who") == "authors":
-            conditions.append(_has_published(REST_AUTHOR_TYPES) | users_table.c.roles.isnot(None))
+            conditions.append(_has_published(published_types) | users_table.c.roles.isnot(None))
         elif not can_list:
-            conditions.append(_has_published(REST_AUTHOR_TYPES))
+            conditions.append(_has_published(published_types))
         search = params.get("search")
         if search:
             columns = {"id": users_table.c.id, "username": users_table.c.login, "slug": users_table.c.nicename, "email": users_table.c.email, "name": users_table.c.display_name}
@@ -321,7 +319,7 @@ def register(api: Api) -> None:
         return RestResponse(items, headers=pagination_headers(request, total, per_page, page))
 
     def create_permission(request: RestRequest) -> bool | RestError:
-        if not request.user.can("create_users"):
+        if not context_of(request).can("create_users"):
             return forbidden("rest_cannot_create_user", "Sorry, you are not allowed to create new users.", request.user_id)
         return True
 
@@ -346,7 +344,7 @@ def register(api: Api) -> None:
                     login=params["username"],
                     email=params["email"],
                     password=params["password"],
-                    roles=roles or [str(site.get_option("default_role", request))],
+                    roles=roles or [str(site.get_option("default_role", scope_of(request).options))],
                     display_name=params.get("name") or "",
                     first_name=params.get("first_name") or "",
                     last_name=params.get("last_name") or "",
@@ -370,12 +368,12 @@ def register(api: Api) -> None:
             user = target(request)
         except RestError as err:
             return err
-        current = request.user
-        if current.id == user.id:
+        ctx = context_of(request)
+        if ctx.user_id == user.id:
             return True
-        if request.get_param("context") == "edit" and not current.can("edit_user", user.id):
+        if request.get_param("context") == "edit" and not ctx.can("edit_user", user.id):
             return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit this user.", request.user_id)
-        if not current.can("edit_user", user.id) and not current.can("list_users") and not has_published_content(request, user):
+        if not ctx.can("edit_user", user.id) and not ctx.can("list_users") and not has_published_content(request, user):
             return forbidden("rest_user_cannot_view", "Sorry, you are not allowed to list users.", request.user_id)
         return True
 
@@ -388,11 +386,11 @@ def register(api: Api) -> None:
         except RestError as err:
             return err
         if request.get_param("roles"):
-            if not request.user.can("promote_user", user.id):
+            if not context_of(request).can("promote_user", user.id):
                 return forbidden("rest_cannot_edit_roles", "Sorry, you are not allowed to edit roles of this user.", request.user_id)
             if sorted(k for k in request.params if request.params[k] is not None and k not in ("context",)) == ["id", "roles"]:
                 return True
-        if not request.user.can("edit_user", user.id):
+        if not context_of(request).can("edit_user", user.id):
             return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this user.", request.user_id)
         return True
 
@@ -438,7 +436,7 @@ def register(api: Api) -> None:
                 updated = user_store.update_user(conn, user.id, changes)
         except UserError as err:
             raise RestError(err.code, err.message, status=400) from None
-        request.cache[("user", user.id)] = updated
+        scope_of(request).users[user.id] = updated
         if request.user_id == updated.id:
             request.user = updated
         params["context"] = "edit"
@@ -449,7 +447,7 @@ def register(api: Api) -> None:
             user = target(request, user_id)
         except RestError as err:
             return err
-        if not request.user.can("delete_user", user.id):
+        if not context_of(request).can("delete_user", user.id):
             return forbidden("rest_user_cannot_delete", "Sorry, you are not allowed to delete this user.", request.user_id)
         return True
 
@@ -483,7 +481,7 @@ def register(api: Api) -> None:
         def permission(request: RestRequest) -> bool | RestError:
             if not request.user_id:
                 return not_logged_in()
-            request.cache[("user", request.user_id)] = request.user
+            scope_of(request).users[request.user_id] = request.user
             return check(request, request.user_id)
 
         return permission
@@ -510,7 +508,7 @@ def register(api: Api) -> None:
     ns.route(
         "/users",
         [
-            Endpoint(("GET",), list_users, list_permission, args=collection_args(), cache=True),
+            Endpoint(("GET",), list_users, list_permission, args=collection_args(site.registry), cache=True),
             Endpoint(("POST",), create_user, create_permission, args=item_args("POST")),
         ],
         schema=lambda: ITEM_SCHEMA,

@@ -9,6 +9,7 @@ from ..rest.registry import Endpoint
 from ..rest.request import RestRequest
 from ..rest.server import rest_url
 from . import Api
+from .scope import scope_of
 
 HELP_URL = "https://developer.wordpress.org/rest-api/"
 AUTHORIZE_PATH = "/wp-admin/authorize-application.php"
@@ -19,8 +20,9 @@ def register(api: Api) -> None:
     site = api.site
 
     def site_index(request: RestRequest) -> dict[str, Any]:
-        options = site.options(request)
-        site_url = site.site_url(request)
+        scope = scope_of(request)
+        options = scope.options
+        site_url = scope.site_url
         authentication: Any = []
         if site.app_passwords_available(site_url):
             authentication = {
@@ -37,7 +39,7 @@ def register(api: Api) -> None:
             "name": str(options["blogname"]),
             "description": str(options["blogdescription"]),
             "url": site_url,
-            "home": site.home_url(request),
+            "home": scope.home,
             "gmt_offset": str(options["gmt_offset"]),
             "timezone_string": str(options["timezone_string"]),
             "page_for_posts": int(options["page_for_posts"] or 0),

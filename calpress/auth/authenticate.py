@@ -60,7 +60,7 @@ class SiteAuthenticator:
         header = request.headers.get("authorization")
         if header:
             credentials = parse_basic(header)
-            if credentials is not None and self.site.app_passwords_in_use(request):
+            if credentials is not None and self.site.app_passwords_in_use():
                 return self._application_password(request, *credentials)
 
         user, session = self.cookie_user(request)
@@ -122,7 +122,7 @@ class SiteAuthenticator:
                 "<strong>Error:</strong> Unknown username. Check again or try your email address.",
                 status=401,
             )
-        if not self.site.app_passwords_available(self.site.site_url(request)):
+        if not self.site.app_passwords_available(self.site.site_url(self.site.options(), request.origin)):
             return RestError("application_passwords_disabled", "Application passwords are not available.", status=401)
         if record is None:
             return RestError("incorrect_password", "The provided password is an invalid application password.", status=401)

@@ -2,7 +2,9 @@
 
 Login passwords are hashed with argon2; a user's capabilities come from its roles (roles.py) plus
 its own grants. ``User.can`` understands the reference's meta capabilities (``edit_user``,
-``list_app_passwords`` ...); content types register mappers for theirs in ``META_CAPS``.
+``list_app_passwords`` ...) from this module's own fixed table, ``META_CAPS``. The content
+meta capabilities (``edit_post``, ``edit_term``...) are mapped by the app's content registry,
+which every service context checks through (``Context.can``); nothing adds to ``META_CAPS``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sqlalchemy as sa
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from ..store.options import bump_counter
+from ..store.changes import record as record_change
 from ..store.tables import users as users_table
 from .roles import capabilities_for, is_role
 
@@ -259,8 +261,8 @@ def create_user(
         "meta": meta or {},
         "registered_utc": dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0),
     }
-    bump_counter(conn)  # cached answers show users (names, links of their items)
     user_id = conn.execute(sa.insert(users_table).values(**values).returning(users_table.c.id)).scalar_one()
+    record_change(conn, "user", "create", user_id)  # cached answers show users (names, links of their items)
     created = get_user(conn, user_id)
     assert created is not None
     return created
@@ -280,7 +282,7 @@ def update_user(conn: sa.Connection, user_id: int, changes: dict[str, Any]) -> U
         if other and other.id != user_id:
             raise UserError("rest_user_invalid_slug", "Invalid slug.")
     if values:
-        bump_counter(conn)
+        record_change(conn, "user", "update", user_id)
         conn.execute(sa.update(users_table).where(users_table.c.id == user_id).values(**values))
     updated = get_user(conn, user_id)
     assert updated is not None
@@ -295,5 +297,5 @@ def delete_user(conn: sa.Connection, user_id: int, reassign: int | None) -> None
         conn.execute(sa.update(posts_table).where(posts_table.c.author == user_id).values(author=reassign))
     else:
         conn.execute(sa.delete(posts_table).where(posts_table.c.author == user_id))
-    bump_counter(conn)
+    record_change(conn, "user", "delete", user_id)
     conn.execute(sa.delete(users_table).where(users_table.c.id == user_id))

@@ -18,11 +18,10 @@ from typing import Any, TextIO
 
 import sqlalchemy as sa
 
-from ..content import taxonomies
+from ..content import terms as term_store
 from ..content.items import Context, ItemChanges, create_item, now_utc, permalink, to_local
 from ..content.slugs import sanitize_title
-from ..content.types import TYPES
-from ..store import options as store_options
+from ..store.changes import record as record_change
 from ..store.tables import event_links, events, posts, term_links
 from . import events as cal
 
@@ -93,14 +92,15 @@ def _linked(conn: sa.Connection, ctx: Context, content_type: str, count: int, rn
         data.status = "publish"
         changes = ItemChanges(title=data.title, content=data.description, status="publish",
                               meta=cal._linked_meta(content_type, data))
-        ids.append(create_item(conn, ctx, TYPES[content_type], changes).id)
+        ids.append(create_item(conn, ctx, ctx.registry.types[content_type], changes).id)
     return ids
 
 
-def _terms(conn: sa.Connection, taxonomy: str, names: tuple[str, ...]) -> list[int]:
+def _terms(conn: sa.Connection, ctx: Context, taxonomy: str, names: tuple[str, ...]) -> list[int]:
+    definition = ctx.registry.taxonomies[taxonomy]
     found = []
     for name in names:
-        term = taxonomies.find_term(conn, taxonomy, name) or taxonomies.create_term(conn, taxonomy, name)
+        term = term_store.find_term(conn, taxonomy, name) or term_store.create_term(conn, definition, name)
         found.append(term.id)
     return found
 
@@ -123,8 +123,8 @@ def seed_demo(
     with site.write() as conn:
         venues = _linked(conn, ctx, cal.VENUE_TYPE, max(1, min(500, count // 20)), rng)
         organizers = _linked(conn, ctx, cal.ORGANIZER_TYPE, max(1, min(500, count // 20)), rng)
-        categories = _terms(conn, "cal_events_cat", _CATEGORIES)
-        tags = _terms(conn, "post_tag", _TAGS)
+        categories = _terms(conn, ctx, "cal_events_cat", _CATEGORIES)
+        tags = _terms(conn, ctx, "post_tag", _TAGS)
         first = conn.execute(sa.select(sa.func.count()).select_from(events)).scalar_one() + 1
     now = now_utc()
     today = to_local(now, zone).replace(hour=0, minute=0, second=0)
@@ -140,8 +140,8 @@ def seed_demo(
         if (start // batch) % 10 == 0:
             _analyze(site)
     with site.write() as conn:
-        taxonomies.recount(conn, [*categories, *tags])
-        store_options.bump_counter(conn)
+        term_store.recount(conn, site.registry, [*categories, *tags])
+        record_change(conn, "item", "import")  # the bulk inserts above bypass the item service
     _analyze(site)
     return created
 

@@ -7,7 +7,7 @@ add the event row, the links and the meta mirror the reference keeps (``_EventSt
 Reads load a page of events with everything embedded in a fixed number of statements, whatever
 the page size: the page (posts joined to events), the links joined to the linked items, the
 terms, the images. Listing totals are cached per query and keyed by the content counter that
-every write bumps (:func:`calpress.store.options.bump_counter`).
+every write bumps (:func:`calpress.store.changes.record`).
 """
 
 from __future__ import annotations
@@ -23,17 +23,13 @@ from urllib.parse import urlsplit
 import sqlalchemy as sa
 
 from ..content import items as item_service
-from ..content import taxonomies
+from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
-from ..content.types import TYPES
 from ..rest.errors import RestError
-from ..store import options as store_options
+from ..store.changes import read_generation
 from ..store.tables import event_links, events, posts, term_links
 from .dates import is_valid_timezone, parse_datetime, resolve_timezone
-
-EVENT_TYPE = "cal_events"
-VENUE_TYPE = "cal_venue"
-ORGANIZER_TYPE = "cal_organizer"
+from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
 
 # Venue and organizer attributes: public name -> meta key (the reference's keys).
 VENUE_FIELDS: dict[str, str] = {
@@ -231,7 +227,7 @@ def load_items(conn: sa.Connection, found: Sequence[Item], *, with_event_rows: b
         target.setdefault(row.event_id, []).append(row.id)
         if row.id not in loaded.linked:
             loaded.linked[row.id] = Item.from_row(row)
-    loaded.terms = taxonomies.get_object_terms(conn, event_ids, ["cal_events_cat", "post_tag"])
+    loaded.terms = term_store.get_object_terms(conn, event_ids, [CATEGORY_TAXONOMY, "post_tag"])
     return loaded
 
 
@@ -398,7 +394,7 @@ def query_events(
     where = _event_conditions(conn, query)
     key = ("events", conn.engine.url.render_as_string(), *query.key())
     if generation is None:
-        generation = store_options.read_counter(conn)
+        generation = read_generation(conn)
     total = _totals.get(key, generation)
     if total is None:
         total = conn.execute(
@@ -515,7 +511,7 @@ def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None
         return matched[start:start + query.per_page], len(matched)
     key = (kind, conn.engine.url.render_as_string(), *query.key())
     if generation is None:
-        generation = store_options.read_counter(conn)
+        generation = read_generation(conn)
     total = _totals.get(key, generation)
     if total is None:
         total = conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one()
@@ -630,7 +626,7 @@ def save_linked(
         meta=_linked_meta(content_type, data),
     )
     if before is None:
-        return item_service.create_item(conn, ctx, TYPES[content_type], changes), True
+        return item_service.create_item(conn, ctx, ctx.registry.types[content_type], changes), True
     return item_service.update_item(conn, ctx, before, changes), False
 
 
@@ -755,7 +751,7 @@ def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item
         menu_order=-1 if data.sticky else 0,
     )
     if before is None:
-        item = item_service.create_item(conn, ctx, TYPES[EVENT_TYPE], changes)
+        item = item_service.create_item(conn, ctx, ctx.registry.types[EVENT_TYPE], changes)
     else:
         item = item_service.update_item(conn, ctx, before, changes)
     start, end, start_utc, end_utc, zone_name = times
@@ -806,16 +802,8 @@ def unlink_trashed(conn: sa.Connection, ctx: Context, item: Item) -> None:
             conn.execute(sa.update(posts).where(posts.c.id == event_id).values(meta=meta))
 
 
-item_service.TRASH_HOOKS.append(unlink_trashed)
-
 
 def global_id(home: str, item_id: int) -> str:
     """``host[/path]?id=N`` (calendar-api.md 2.6)."""
     parts = urlsplit(home)
     return f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={item_id}"
-
-
-def valid_status_names() -> frozenset[str]:
-    from ..content.types import STATUSES
-
-    return frozenset(STATUSES)

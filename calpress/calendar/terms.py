@@ -15,16 +15,16 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ..content import taxonomies as tax_store
-from ..content.taxonomies import Term
+from ..content import terms as tax_store
+from ..content.terms import Term
 from ..store.tables import posts
-from .events import EVENT_TYPE
+from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
 
 __all__ = ["TERM_BASES", "embedded_term", "event_exists", "find_term", "term_urls"]
 
 # The route base of each taxonomy under cal/events/v1; anything else is shown as a category,
 # as the reference's namespace map falls back to its first entry.
-TERM_BASES = {"cal_events_cat": "categories", "post_tag": "tags"}
+TERM_BASES = {CATEGORY_TAXONOMY: "categories", "post_tag": "tags"}
 _DIGITS = re.compile(r"\d+")
 
 

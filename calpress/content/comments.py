@@ -13,7 +13,7 @@ from typing import Any
 import nh3
 import sqlalchemy as sa
 
-from ..store import options as store_options
+from ..store.changes import record as record_change
 from ..store.tables import comments, posts
 from . import rendering
 from .items import Context, now_utc, to_local
@@ -75,7 +75,8 @@ class CommentQuery:
     statuses: list[str] | None = None  # None: any status
     types: list[str] | None = None
     post_ids: list[int] | None = None
-    readable_post_condition: Any = None  # an extra condition on the comment's post (visibility)
+    # Only comments on published items without a password (what non-moderators may list).
+    public_posts_only: bool = False
     parents: list[int] | None = None
     parent_exclude: list[int] | None = None
     authors: list[int] | None = None
@@ -101,8 +102,9 @@ def query_comments(conn: sa.Connection, query: CommentQuery) -> tuple[list[Comme
         where.append(comments.c.type.in_(query.types))
     if query.post_ids is not None:
         where.append(comments.c.post_id.in_(query.post_ids or [0]))
-    if query.readable_post_condition is not None:
-        where.append(sa.exists(sa.select(posts.c.id).where(posts.c.id == comments.c.post_id, query.readable_post_condition)))
+    if query.public_posts_only:
+        public = sa.select(posts.c.id).where(posts.c.id == comments.c.post_id, posts.c.status == "publish", posts.c.password == "")
+        where.append(sa.exists(public))
     if query.parents is not None:
         where.append(comments.c.parent.in_(query.parents))
     if query.parent_exclude:
@@ -162,24 +164,24 @@ def previously_approved(conn: sa.Connection, author: int, name: str, email: str)
 
 
 def insert_comment(conn: sa.Connection, ctx: Context, values: dict[str, Any], date_utc: dt.datetime | None = None) -> Comment:
-    store_options.bump_counter(conn)
     now = date_utc or now_utc()
     comment_id = conn.execute(
         sa.insert(comments).values(**values, date_utc=now, date_local=to_local(now, ctx.zone)).returning(comments.c.id)
     ).scalar_one()
+    record_change(conn, "comment", "create", comment_id)
     recount(conn, values["post_id"])
     found = get_comment(conn, comment_id)
     assert found is not None
     return found
 
 
-def update_comment(conn: sa.Connection, comment: Comment, changes: dict[str, Any]) -> Comment:
-    store_options.bump_counter(conn)
-    if changes:
-        conn.execute(sa.update(comments).where(comments.c.id == comment.id).values(**changes))
+def update_comment(conn: sa.Connection, comment: Comment, values: dict[str, Any]) -> Comment:
+    record_change(conn, "comment", "update", comment.id)
+    if values:
+        conn.execute(sa.update(comments).where(comments.c.id == comment.id).values(**values))
     recount(conn, comment.post_id)
-    if changes.get("post_id") and changes["post_id"] != comment.post_id:
-        recount(conn, changes["post_id"])
+    if values.get("post_id") and values["post_id"] != comment.post_id:
+        recount(conn, values["post_id"])
     found = get_comment(conn, comment.id)
     assert found is not None
     return found
@@ -187,7 +189,7 @@ def update_comment(conn: sa.Connection, comment: Comment, changes: dict[str, Any
 
 def delete_comment(conn: sa.Connection, comment: Comment) -> None:
     """Delete for good; replies move up to the deleted comment's parent, as the reference does."""
-    store_options.bump_counter(conn)
+    record_change(conn, "comment", "delete", comment.id)
     conn.execute(sa.update(comments).where(comments.c.parent == comment.id).values(parent=comment.parent))
     conn.execute(sa.delete(comments).where(comments.c.id == comment.id))
     recount(conn, comment.post_id)

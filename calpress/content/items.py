@@ -28,20 +28,27 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 
+from ..auth.users import get_user
 from ..rest.errors import RestError
 from ..store import options as store_options
+from ..store.changes import record as record_change
 from ..store.tables import posts
-from . import rendering, taxonomies
+from . import rendering
+from . import terms as term_store
 from .slugs import sanitize_title, truncate_slug, unique_slug
-from .types import STATUSES, TYPES, ContentType, default_comment_status, registered_meta
+from .taxonomies import DEFAULT_CATEGORY_ID
+from .types import ContentType, default_comment_status
+
+if TYPE_CHECKING:
+    from .registry import ContentRegistry
 
 __all__ = [
     "Context",
@@ -81,7 +88,6 @@ TRASH_TIME_KEY = "_wp_trash_meta_time"
 DESIRED_SLUG_KEY = "_wp_desired_post_slug"
 
 DEFAULT_PERMALINK_STRUCTURE = "/%postname%/"
-FLOATING_STATUSES = frozenset(name for name, status in STATUSES.items() if status.date_floating)
 SLUGLESS_STATUSES = frozenset({"draft", "pending", "auto-draft"})
 # Slugs that would shadow the reference's feed and embed endpoints.
 RESERVED_SLUGS = frozenset({"feed", "rdf", "rss", "rss2", "atom", "embed"})
@@ -243,16 +249,36 @@ def input_date(value: dt.datetime, *, is_utc: bool, zone: dt.tzinfo) -> tuple[dt
 
 @dataclass
 class Context:
-    """The site options, home address and acting user of a service call.
+    """The site options, home address, acting user and content definitions of a service call.
 
-    ``site`` (optional) is told about option writes (``update_option``) so its options cache
-    drops them at once; without it options are written straight to the table.
+    Build one with ``Context.of(site, ...)``. ``registry`` defaults to the site's. ``site`` (optional)
+    is told about option writes (``set_option``) so its options cache drops them at once;
+    without it options are written straight to the table.
     """
 
     options: dict[str, Any]
     home: str
     user: Any = None
     site: Any = None
+    registry: ContentRegistry = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.registry is None:
+            if self.site is None:
+                raise TypeError("a Context needs the registry, or the site that holds it")
+            self.registry = self.site.registry
+
+    @classmethod
+    def of(cls, site: Any, *, user: Any = None, home: str | None = None, options: dict[str, Any] | None = None) -> Context:
+        """The context of a call on ``site``: its options (current unless given), its home
+        address (``home`` when the caller knows the address it was reached at) and the acting
+        user (None: nobody). The REST scope, the pages and the command line all build theirs here."""
+        return cls(
+            options=site.options() if options is None else options,
+            home=site.home_url() if home is None else home,
+            user=user,
+            site=site,
+        )
 
     @cached_property
     def zone(self) -> dt.tzinfo:
@@ -272,8 +298,8 @@ class Context:
         return int(getattr(self.user, "id", 0) or 0)
 
     def can(self, capability: str, *args: Any) -> bool:
-        user = self.user
-        return bool(user) and user.can(capability, *args)
+        """Whether the acting user holds ``capability`` (meta capabilities mapped by the registry)."""
+        return self.registry.user_can(self.user, capability, *args)
 
     def set_option(self, conn: sa.Connection, name: str, value: Any) -> None:
         if self.site is not None:
@@ -626,6 +652,22 @@ def _ordering(conn: sa.Connection, query: ItemQuery, relevance: Any) -> list[Any
     return [tie] if column is posts.c.id else [direct(column), tie]
 
 
+def stickies_first(
+    conn: sa.Connection, content_type: ContentType, rows: list[Item], sticky_ids: list[int], exclude: Sequence[int]
+) -> list[Item]:
+    """A first page with the sticky items first, those not on the page fetched and put in front
+    (the reference's home-page behaviour, ``ignore_sticky=false``)."""
+    on_page = [item for item in rows if item.id in sticky_ids]
+    rest = [item for item in rows if item.id not in sticky_ids]
+    missing = [i for i in sticky_ids if i not in {item.id for item in on_page} and i not in exclude]
+    extra: list[Item] = []
+    if missing:
+        extra = query_items(
+            conn, ItemQuery(type=content_type.name, statuses=["publish"], include=missing, per_page=len(missing))
+        ).items
+    return [*on_page, *extra, *rest]
+
+
 def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False) -> ItemPage:
     """One page of items and the total matching, in one statement (a window count over the
     filtered rows); a second, counting statement runs only when the page is past the end.
@@ -669,13 +711,9 @@ class Related:
     generated: dict[int, str] = field(default_factory=dict)
 
 
-def rest_taxonomies_of(content_type: ContentType) -> list[Any]:
-    """The REST-visible taxonomies of a type, in registration order."""
-    return [t for t in taxonomies.taxonomies_for_type(content_type.name) if t.show_in_rest]
-
-
 def load_related(
     conn: sa.Connection,
+    registry: ContentRegistry,
     content_type: ContentType,
     items: Sequence[Item],
     *,
@@ -691,9 +729,9 @@ def load_related(
         return related
     ids = [item.id for item in items]
     if terms:
-        names = [t.name for t in taxonomies.taxonomies_for_type(content_type.name)]
+        names = [t.name for t in registry.taxonomies_for_type(content_type.name)]
         if names:
-            related.terms = taxonomies.get_object_terms(conn, ids, names)
+            related.terms = term_store.get_object_terms(conn, ids, names)
     if revisions:
         related.revisions = revision_counts(conn, ids)
     if media and content_type.has_rest_feature("thumbnail"):
@@ -767,8 +805,8 @@ def page_uris(conn: sa.Connection, items: Sequence[Item]) -> dict[int, str]:
 def plain_link_forced(ctx: Context, item: Item, *, sample: bool = False) -> bool:
     """The reference's wp_force_plain_post_permalink: only viewable (published) items, private
     items the requester may read, and samples of protected ones get pretty links."""
-    status = STATUSES.get(item.status)
-    if status is None or item.type not in TYPES:
+    status = ctx.registry.statuses.get(item.status)
+    if status is None or item.type not in ctx.registry.types:
         return True
     if status.public:
         return False
@@ -810,7 +848,7 @@ def permalink(
     of a hierarchical item (``page_uris``); ``leavename`` keeps the ``%postname%`` /
     ``%pagename%`` token (permalink templates)."""
     home = ctx.home.rstrip("/")
-    content_type = TYPES.get(item.type)
+    content_type = ctx.registry.types.get(item.type)
     structure = ctx.permalink_structure
     forced_plain = plain_link_forced(ctx, item, sample=sample)
     if item.type == "page":
@@ -846,7 +884,7 @@ def sample_permalink(ctx: Context, item: Item, *, generated: str, uri: str | Non
     the title as the name): the address with its name token, and the unique slug the title
     gives (``generated``, from ``generated_slugs``)."""
     status = "publish" if item.status in ("auto-draft", "draft", "pending", "future") else item.status
-    content_type = TYPES[item.type]
+    content_type = ctx.registry.types[item.type]
     sample = Item(**{**item.__dict__, "status": status, "slug": generated})
     template = permalink(ctx, sample, leavename=True, sample=True)
     if content_type.hierarchical and uri and "/" in uri:
@@ -985,6 +1023,25 @@ class ItemChanges:
     unique_draft_slug: bool = False
 
 
+def check_author(conn: sa.Connection, author_id: int) -> None:
+    """Raise ``rest_invalid_author`` unless user ``author_id`` exists."""
+    if get_user(conn, author_id) is None:
+        raise ItemError("rest_invalid_author", "Invalid author ID.", status=400)
+
+
+def check_parent(conn: sa.Connection, parent_id: int) -> None:
+    """Raise ``rest_post_invalid_id`` unless item ``parent_id`` exists."""
+    if get_item(conn, parent_id) is None:
+        raise ItemError("rest_post_invalid_id", "Invalid post parent ID.", status=400)
+
+
+def check_featured_media(conn: sa.Connection, media_id: int) -> None:
+    """Raise ``rest_invalid_featured_media`` unless ``media_id`` is an image attachment."""
+    media = get_item(conn, media_id)
+    if media is None or media.type != "attachment" or not media.mime_type.startswith("image/"):
+        raise ItemError("rest_invalid_featured_media", "Invalid featured media ID.", status=400)
+
+
 def _check_parent(conn: sa.Connection, item_id: int, parent: int) -> int:
     """``parent``, or 0 when it would make the item its own ancestor (the reference's
     wp_check_post_hierarchy_for_loops: such a parent is dropped, not refused)."""
@@ -1019,7 +1076,7 @@ def _meta_value(field_: Any, value: Any) -> Any:
     return value
 
 
-def _apply_meta(meta: dict[str, Any], content_type: ContentType, changes: ItemChanges) -> dict[str, Any]:
+def _apply_meta(meta: dict[str, Any], registry: ContentRegistry, content_type: ContentType, changes: ItemChanges) -> dict[str, Any]:
     meta = dict(meta)
     if changes.featured_media is not None:
         if changes.featured_media:
@@ -1037,7 +1094,7 @@ def _apply_meta(meta: dict[str, Any], content_type: ContentType, changes: ItemCh
         else:
             meta[FORMAT_KEY] = changes.format
     if changes.meta:
-        fields = registered_meta(content_type)
+        fields = registry.registered_meta(content_type)
         for name, value in changes.meta.items():
             field_ = fields.get(name)
             if field_ is None:
@@ -1060,7 +1117,6 @@ def _save(
 ) -> Item:
     """The reference's wp_insert_post, for a new item (``before`` None) or an existing one; an
     update also stores a revision when something revisioned changed (``store_revision``)."""
-    store_options.bump_counter(conn)  # cached listing totals are stale from here on
     zone = ctx.zone
     now = now_utc()
     creating = before is None
@@ -1097,7 +1153,7 @@ def _save(
     ping_status = changes.ping_status or (
         before.ping_status if before is not None else default_comment_status(content_type, "ping", ctx.options)
     )
-    meta = _apply_meta(before.meta if before is not None else {}, content_type, changes)
+    meta = _apply_meta(before.meta if before is not None else {}, ctx.registry, content_type, changes)
 
     # Slug: given, kept, or (for what is not a draft) made from the title.
     slug = changes.slug if changes.slug is not None else (before.slug if before is not None else "")
@@ -1123,7 +1179,8 @@ def _save(
         date_local, date_utc = None, None
     if date_local is None:
         date_local = to_local(date_utc, zone) if date_utc is not None else to_local(now, zone)
-    if date_utc is None and status not in FLOATING_STATUSES:
+    status_definition = ctx.registry.statuses.get(status)
+    if date_utc is None and not (status_definition is not None and status_definition.date_floating):
         date_utc = to_utc(date_local, zone)
     if creating and date_utc is not None:
         modified_local, modified_utc = date_local, date_utc  # a new item was last modified when it is dated
@@ -1184,6 +1241,8 @@ def _save(
         conn.execute(sa.update(posts).where(posts.c.id == item_id).values(**values))
     item = get_item(conn, item_id)
     assert item is not None
+    action = "create" if creating else ("trash" if status == "trash" and previous_status != "trash" else "update")
+    record_change(conn, "item", action, item_id)
 
     followup: dict[str, Any] = {}
     if not item.slug and item.status not in SLUGLESS_STATUSES:
@@ -1202,7 +1261,7 @@ def _save(
 
     _save_terms(conn, ctx, content_type, item, changes, creating)
     if not creating and (previous_status == "publish") != (item.status == "publish"):
-        taxonomies.recount_objects(conn, [item.id])
+        term_store.recount_objects(conn, ctx.registry, [item.id])
     if changes.sticky is not None and content_type.name == "post":
         set_sticky(conn, ctx, item.id, changes.sticky)
     if not creating and store_revision:
@@ -1215,20 +1274,20 @@ def _save(
 def _save_terms(
     conn: sa.Connection, ctx: Context, content_type: ContentType, item: Item, changes: ItemChanges, creating: bool
 ) -> None:
-    names = {t.name for t in taxonomies.taxonomies_for_type(content_type.name)}
-    if "category" in names and item.status != "auto-draft" and "category" not in changes.terms:
+    own = {t.name: t for t in ctx.registry.taxonomies_for_type(content_type.name)}
+    if "category" in own and item.status != "auto-draft" and "category" not in changes.terms:
         # Posts always have a category: new ones (and old ones left without) get the default.
         has_category = False
         if not creating:
-            found = taxonomies.get_object_terms(conn, [item.id], ["category"])
+            found = term_store.get_object_terms(conn, [item.id], ["category"])
             has_category = bool(found.get(item.id, {}).get("category"))
         if not has_category:
-            default_id = int(ctx.options.get("default_category") or taxonomies.DEFAULT_CATEGORY_ID)
-            taxonomies.ensure_default_category(conn)
-            taxonomies.set_object_terms(conn, item.id, "category", [default_id])
+            default_id = int(ctx.options.get("default_category") or DEFAULT_CATEGORY_ID)
+            term_store.ensure_default_category(conn)
+            term_store.set_object_terms(conn, own["category"], item.id, [default_id])
     for taxonomy, term_ids in changes.terms.items():
-        if taxonomy in names:
-            taxonomies.set_object_terms(conn, item.id, taxonomy, term_ids)
+        if taxonomy in own:
+            term_store.set_object_terms(conn, own[taxonomy], item.id, term_ids)
 
 
 def create_item(conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges) -> Item:
@@ -1244,29 +1303,41 @@ def update_item(
     the same item queue instead of overwriting each other's meta). ``modified`` becomes now. A
     revision is stored as content/revisions.py decides, unless ``store_revision`` is false (an
     autosave of a draft by its author)."""
-    content_type = TYPES[item.type]
+    content_type = ctx.registry.types[item.type]
     current = lock_item(conn, item.id, item.type)
     if current is None:
         raise ItemError("rest_post_invalid_id", "Invalid post ID.", status=404)
     return _save(conn, ctx, content_type, changes, current, store_revision=store_revision)
 
 
-# Called as ``hook(conn, ctx, trashed_item)`` after every move to the trash, in the same
-# transaction, whichever route did it (the reference's ``trash_{post_type}`` action): the calendar
-# registers one that unlinks a trashed venue or organizer from its events.
-TRASH_HOOKS: list[Callable[[sa.Connection, Context, Item], None]] = []
+# Days an item stays in the trash; 0 turns the trash off (the reference's EMPTY_TRASH_DAYS).
+DEFAULT_TRASH_DAYS = 30
+
+
+def trash_enabled(ctx: Context, content_type: ContentType) -> bool:
+    """Whether items of ``content_type`` go to the trash (else they can only be deleted): the
+    type allows it and the ``empty_trash_days`` option is not 0."""
+    days = ctx.options.get("empty_trash_days")
+    try:
+        days = DEFAULT_TRASH_DAYS if days is None else int(days)
+    except (TypeError, ValueError):
+        days = DEFAULT_TRASH_DAYS
+    return content_type.can_trash and days > 0
 
 
 def trash_item(conn: sa.Connection, ctx: Context, item: Item) -> Item:
-    """Move an item to the trash, remembering its status and slug (the reference's wp_trash_post)."""
+    """Move an item to the trash, remembering its status and slug (the reference's wp_trash_post),
+    then run the registry's trash hooks in the same transaction, whichever route trashed it (the
+    reference's ``trash_{post_type}`` action: the calendar unlinks a trashed venue or organizer
+    from its events)."""
     current = lock_item(conn, item.id, item.type)
     if current is None:
         raise ItemError("rest_post_invalid_id", "Invalid post ID.", status=404)
     current.meta[TRASH_STATUS_KEY] = current.status
     current.meta[TRASH_TIME_KEY] = int(time.time())
     conn.execute(sa.update(posts).where(posts.c.id == current.id).values(meta=current.meta))
-    trashed = _save(conn, ctx, TYPES[item.type], ItemChanges(status="trash"), current)
-    for hook in TRASH_HOOKS:
+    trashed = _save(conn, ctx, ctx.registry.types[item.type], ItemChanges(status="trash"), current)
+    for hook in ctx.registry.trash_hooks:
         hook(conn, ctx, trashed)
     return trashed
 
@@ -1275,8 +1346,8 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
     """Delete an item for good (the reference's wp_delete_post with force): its children and
     attachments move up to its parent, its revisions go, its terms are recounted and it leaves
     the sticky list."""
-    store_options.bump_counter(conn)
-    content_type = TYPES.get(item.type)
+    record_change(conn, "item", "delete", item.id)
+    content_type = ctx.registry.types.get(item.type)
     if content_type is not None and content_type.hierarchical:
         conn.execute(
             sa.update(posts).where(posts.c.parent == item.id, posts.c.type == item.type).values(parent=item.parent)
@@ -1285,14 +1356,14 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
     conn.execute(
         sa.update(posts).where(posts.c.parent == item.id, posts.c.type == "attachment").values(parent=item.parent)
     )
-    names = [t.name for t in taxonomies.taxonomies_for_type(item.type)]
+    names = [t.name for t in ctx.registry.taxonomies_for_type(item.type)]
     linked: list[int] = []
     if names:
-        found = taxonomies.get_object_terms(conn, [item.id], names).get(item.id, {})
+        found = term_store.get_object_terms(conn, [item.id], names).get(item.id, {})
         linked = [term.id for terms_ in found.values() for term in terms_]
     conn.execute(sa.delete(posts).where(posts.c.id == item.id))  # term links go with it (cascade)
     if linked:
-        taxonomies.recount(conn, linked)
+        term_store.recount(conn, ctx.registry, linked)
     if item.id in ctx.sticky_ids:
         set_sticky(conn, ctx, item.id, False)
 
@@ -1333,7 +1404,7 @@ def publish_due_items(site: Any, *, force: bool = False) -> int:
                 return 0
             _next_check[site] = now_clock + PUBLISH_CHECK_SECONDS
     now = now_utc()
-    due = sa.and_(posts.c.type.in_(list(TYPES)), posts.c.status == "future", posts.c.date_utc <= now)
+    due = sa.and_(posts.c.type.in_(list(site.registry.types)), posts.c.status == "future", posts.c.date_utc <= now)
     with site.read() as conn:
         ids = conn.execute(sa.select(posts.c.id).where(due)).scalars().all()
     if not ids:
@@ -1343,6 +1414,6 @@ def publish_due_items(site: Any, *, force: bool = False) -> int:
             sa.update(posts).where(due, posts.c.id.in_(ids)).values(status="publish").returning(posts.c.id)
         ).scalars().all()
         if published:
-            taxonomies.recount_objects(conn, published)
-            store_options.bump_counter(conn)
+            term_store.recount_objects(conn, site.registry, published)
+            record_change(conn, "item", "publish", *published)
     return len(published)

@@ -21,15 +21,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from ..store import options as store_options
+from ..store.changes import record as record_change
 from ..store.tables import posts
 from . import items
 from .items import Context, Item, ItemChanges, ItemError, ItemPage, ItemQuery
-from .types import TYPES, registered_meta
+
+if TYPE_CHECKING:
+    from .registry import ContentRegistry
 
 __all__ = [
     "REVISION_TYPE",
@@ -74,17 +76,17 @@ def is_autosave(revision: Item) -> bool:
     return revision.type == REVISION_TYPE and f"{revision.parent}-autosave" in revision.slug
 
 
-def revisioned_meta_keys(content_type_name: str) -> list[str]:
+def revisioned_meta_keys(registry: ContentRegistry, content_type_name: str) -> list[str]:
     """Registered meta keys of the type that revisions carry (wp_post_revision_meta_keys)."""
-    content_type = TYPES.get(content_type_name)
+    content_type = registry.types.get(content_type_name)
     if content_type is None:
         return []
-    fields = registered_meta(content_type)
+    fields = registry.registered_meta(content_type)
     return [key for key in REVISIONED_META if key in fields]
 
 
-def _revisioned_meta(item: Item) -> dict[str, Any]:
-    return {key: item.meta[key] for key in revisioned_meta_keys(item.type) if key in item.meta}
+def _revisioned_meta(registry: ContentRegistry, item: Item) -> dict[str, Any]:
+    return {key: item.meta[key] for key in revisioned_meta_keys(registry, item.type) if key in item.meta}
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -197,7 +199,7 @@ def _insert_revision(
     # The GUID is the revision's own (plain) address, as the reference's wp_insert_post sets it.
     revision.guid = items.permalink(ctx, revision)
     conn.execute(sa.update(posts).where(posts.c.id == revision_id).values(guid=revision.guid))
-    store_options.bump_counter(conn)
+    record_change(conn, "item", "create", revision_id)
     return revision
 
 
@@ -213,10 +215,10 @@ def _latest_revision(conn: sa.Connection, parent_id: int) -> Item | None:
     return Item.from_row(row) if row else None
 
 
-def _has_changed(item: Item, latest: Item) -> bool:
+def _has_changed(registry: ContentRegistry, item: Item, latest: Item) -> bool:
     if any(normalize_whitespace(getattr(item, f)) != normalize_whitespace(getattr(latest, f)) for f in REVISION_FIELDS):
         return True
-    return any(item.meta.get(key) != latest.meta.get(key) for key in revisioned_meta_keys(item.type))
+    return any(item.meta.get(key) != latest.meta.get(key) for key in revisioned_meta_keys(registry, item.type))
 
 
 def save_revision(conn: sa.Connection, ctx: Context, item: Item) -> Item | None:
@@ -226,14 +228,14 @@ def save_revision(conn: sa.Connection, ctx: Context, item: Item) -> Item | None:
     since the latest revision that is not an autosave. An item without such a revision always
     gets one, so that its first update records the state it was updated to (one indexed
     look-up per update, whatever the number of revisions)."""
-    content_type = TYPES.get(item.type)
+    content_type = ctx.registry.types.get(item.type)
     if content_type is None or not content_type.has_revisions or item.status == "auto-draft":
         return None
     latest = _latest_revision(conn, item.id)
-    if latest is not None and not _has_changed(item, latest):
+    if latest is not None and not _has_changed(ctx.registry, item, latest):
         return None
     fields = {name: getattr(item, name) for name in REVISION_FIELDS}  # as saved, so already filtered
-    return _insert_revision(conn, ctx, item, fields, autosave=False, meta=_revisioned_meta(item))
+    return _insert_revision(conn, ctx, item, fields, autosave=False, meta=_revisioned_meta(ctx.registry, item))
 
 
 def autosave_updates_item(item: Item, user_id: int) -> bool:
@@ -264,7 +266,7 @@ def autosave(
 
     sent = {name: value for name in REVISION_FIELDS if (value := getattr(changes, name)) is not None}
     different = any(normalize_whitespace(value) != normalize_whitespace(getattr(current, name)) for name, value in sent.items())
-    meta_keys = revisioned_meta_keys(current.type)
+    meta_keys = revisioned_meta_keys(ctx.registry, current.type)
     if meta:
         # The reference compares the stored value (None when there is none) with the one sent ("" when not sent).
         different = different or any(meta.get(key, "") != current.meta.get(key) for key in meta_keys)
@@ -275,7 +277,7 @@ def autosave(
     if previous is None:
         title, content, excerpt = items._kses(ctx, *(sent.get(name, "") for name in REVISION_FIELDS))
         fields = {"title": title, "content": content, "excerpt": excerpt}
-        return _insert_revision(conn, ctx, current, fields, autosave=True, meta={**_revisioned_meta(current), **sent_meta})
+        return _insert_revision(conn, ctx, current, fields, autosave=True, meta={**_revisioned_meta(ctx.registry, current), **sent_meta})
 
     title, content, excerpt = items._kses(ctx, *(sent.get(name, getattr(previous, name)) for name in REVISION_FIELDS))
     now = items.now_utc()
@@ -292,7 +294,7 @@ def autosave(
         "meta": {**previous.meta, **sent_meta},
     }
     conn.execute(sa.update(posts).where(posts.c.id == previous.id).values(**values))
-    store_options.bump_counter(conn)
+    record_change(conn, "item", "update", previous.id)
     updated = get_revision(conn, previous.id)
     assert updated is not None
     return updated
@@ -301,4 +303,4 @@ def autosave(
 def delete_revision(conn: sa.Connection, revision: Item) -> None:
     """Delete a revision for good (revisions have no trash)."""
     conn.execute(sa.delete(posts).where(posts.c.id == revision.id, posts.c.type == REVISION_TYPE))
-    store_options.bump_counter(conn)
+    record_change(conn, "item", "delete", revision.id)

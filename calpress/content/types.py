@@ -1,9 +1,10 @@
-"""Content types and statuses as registered definitions, as the reference keeps them.
+"""What a content type and a status are: the definitions the registry holds.
 
-One generic controller and one item service serve every type from these definitions: which
-fields a type has follows its ``supports`` list, its capabilities follow its capability plural,
-and its routes follow its REST base (cms-api.md 2.1). The meta capabilities ``edit_post``,
-``delete_post``, ``read_post`` and ``publish_post`` are mapped here (cms-api.md 6.7).
+One generic controller and one item service serve every content type from these definitions:
+which fields a type has follows its ``supports`` list, its capabilities follow its capability
+plural, and its routes follow its REST base (cms-api.md 2.1). Nothing is registered here: the
+app's :class:`calpress.content.registry.ContentRegistry` holds the definitions, which
+:mod:`calpress.content.definitions` (the core's) and each feature package (the calendar's) add.
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..auth import users as user_caps
-
 # -- statuses -------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True)
 class Status:
@@ -34,44 +32,6 @@ class Status:
     @property
     def publicly_queryable(self) -> bool:
         return self.public if self.queryable is None else self.queryable
-
-
-STATUSES: dict[str, Status] = {
-    s.name: s
-    for s in (
-        Status("publish", "Published", public=True),
-        Status("future", "Scheduled", protected=True),
-        Status("draft", "Draft", protected=True, date_floating=True),
-        Status("pending", "Pending", protected=True, date_floating=True),
-        Status("private", "Private", private=True),
-        Status("trash", "Trash", internal=True, show_in_list=False),
-        Status("auto-draft", "auto-draft", internal=True, show_in_list=False, date_floating=True),
-        Status("inherit", "inherit", internal=True, show_in_list=False),
-        Status("request-pending", "Pending", internal=True, show_in_list=False),
-        Status("request-confirmed", "Confirmed", internal=True, show_in_list=False),
-        Status("request-failed", "Failed", internal=True, show_in_list=False),
-        Status("request-completed", "Completed", internal=True, show_in_list=False),
-        # The calendar's import statuses (renamed from tribe-ea-*): the calendar registers them
-        # public but not publicly queryable (its Aggregator Records::get_status).
-        Status("cal-ea-success", "Imported", public=True, queryable=False),
-        Status("cal-ea-failed", "Failed", public=True, queryable=False),
-        Status("cal-ea-schedule", "Schedule", public=True, queryable=False),
-        Status("cal-ea-pending", "Pending", public=True, queryable=False),
-        Status("cal-ea-draft", "Draft", public=True, queryable=False),
-        Status("cal-ignored", "Ignored", show_in_list=False),
-    )
-}
-
-# The seed's write values and listing values (decision 5).
-WRITE_STATUSES = (
-    "publish", "future", "draft", "pending", "private",
-    "cal-ea-success", "cal-ea-failed", "cal-ea-schedule", "cal-ea-pending", "cal-ea-draft", "cal-ignored",
-)
-LIST_STATUSES = (
-    "publish", "future", "draft", "pending", "private", "trash", "auto-draft", "inherit",
-    "request-pending", "request-confirmed", "request-failed", "request-completed",
-    "cal-ea-success", "cal-ea-failed", "cal-ea-schedule", "cal-ea-pending", "cal-ea-draft", "cal-ignored", "any",
-)
 
 
 # -- types ----------------------------------------------------------------------------------------
@@ -117,7 +77,6 @@ class ContentType:
     description: str = ""
     hierarchical: bool = False
     supports: frozenset[str] = frozenset()
-    taxonomies: tuple[str, ...] = ()
     caps: dict[str, str] = field(default_factory=lambda: type_caps("post", "posts"))
     public: bool = True
     builtin: bool = False
@@ -131,7 +90,6 @@ class ContentType:
     read_requires_edit: bool = False
     show_in_rest: bool = True
     rest_namespace: str = "cms/v2"
-    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
     icon: str = ""
     # The builtin types' REST fields come from a fixed feature list, not from ``supports``
     # (the reference's posts controller: pages show an excerpt they do not "support").
@@ -170,161 +128,6 @@ class ContentType:
     def has_revisions(self) -> bool:
         return "revisions" in self.supports
 
-
-# The reference's post and page declare ``'editor' => array( 'notes' => true )``.
-_EDITOR_WITH_NOTES: dict[str, Any] = {"editor": [{"notes": True}]}
-_POST_FEATURES = frozenset(
-    {"title", "editor", "author", "thumbnail", "excerpt", "trackbacks", "custom-fields", "comments", "revisions", "post-formats"}
-)
-_PAGE_FEATURES = frozenset({"title", "editor", "author", "thumbnail", "page-attributes", "custom-fields", "comments", "revisions"})
-
-TYPES: dict[str, ContentType] = {}
-
-
-def register_type(content_type: ContentType) -> ContentType:
-    TYPES[content_type.name] = content_type
-    return content_type
-
-
-register_type(
-    ContentType(
-        "post", "posts", "Posts", "Post", builtin=True, supports=_POST_FEATURES, taxonomies=("category", "post_tag"),
-        icon="dashicons-admin-post", labels={"name_admin_bar": "Post"}, feature_args=_EDITOR_WITH_NOTES,
-        rest_features=frozenset(
-            {"title", "editor", "author", "excerpt", "thumbnail", "comments", "revisions", "post-formats", "custom-fields"}
-        ),
-    )
-)
-register_type(
-    ContentType(
-        "page", "pages", "Pages", "Page", builtin=True, hierarchical=True, supports=_PAGE_FEATURES,
-        caps=type_caps("page", "pages"), permalink="page", icon="dashicons-admin-page",
-        labels={"name_admin_bar": "Page"}, feature_args=_EDITOR_WITH_NOTES,
-        rest_features=frozenset(
-            {"title", "editor", "author", "excerpt", "thumbnail", "comments", "revisions", "page-attributes", "custom-fields"}
-        ),
-    )
-)
-register_type(
-    ContentType(
-        "wp_block", "blocks", "Patterns", "Pattern", builtin=True,
-        supports=frozenset({"title", "excerpt", "editor", "revisions", "custom-fields"}),
-        taxonomies=("wp_pattern_category",),
-        # Reading blocks needs edit_posts; creating them needs publish_posts (cms-api.md 6.7).
-        caps=type_caps("block", "blocks", read="edit_posts", create_posts="publish_posts", edit_posts="edit_posts",
-                       edit_others_posts="edit_others_posts", publish_posts="publish_posts",
-                       read_private_posts="read_private_posts", delete_posts="delete_posts",
-                       delete_private_posts="delete_private_posts", delete_published_posts="delete_published_posts",
-                       delete_others_posts="delete_others_posts", edit_private_posts="edit_private_posts",
-                       edit_published_posts="edit_published_posts"),
-        public=False, read_requires_edit=True, show_ui=True,
-        labels={
-            "name": "Patterns",
-            "singular_name": "Pattern",
-            "add_new": "Add Pattern",
-            "add_new_item": "Add Pattern",
-            "new_item": "New Pattern",
-            "edit_item": "Edit Block Pattern",
-            "view_item": "View Pattern",
-            "view_items": "View Patterns",
-            "all_items": "All Patterns",
-            "search_items": "Search Patterns",
-            "not_found": "No patterns found.",
-            "not_found_in_trash": "No patterns found in Trash.",
-            "filter_items_list": "Filter patterns list",
-            "items_list_navigation": "Patterns list navigation",
-            "items_list": "Patterns list",
-            "item_published": "Pattern published.",
-            "item_published_privately": "Pattern published privately.",
-            "item_reverted_to_draft": "Pattern reverted to draft.",
-            "item_scheduled": "Pattern scheduled.",
-            "item_updated": "Pattern updated.",
-        },
-        meta={
-            # Lifted out of ``meta`` into a top-level field by the blocks controller.
-            "wp_pattern_sync_status": {"type": "string", "single": True, "enum": ["partial", "unsynced"]},
-        },
-    )
-)
-
-
-def _calendar_labels(singular: str, plural: str, *, linked: bool) -> dict[str, str]:
-    """The labels the calendar gives its types; venues and organizers (``linked``) add the
-    lower-case names and have no ``view_items``."""
-    labels = {"name": plural, "singular_name": singular}
-    if linked:
-        labels["singular_name_lowercase"] = singular.lower()
-        labels["plural_name_lowercase"] = plural.lower()
-    labels.update(
-        {
-            "add_new": "Add New",
-            "add_new_item": f"Add New {singular}",
-            "edit_item": f"Edit {singular}",
-            "new_item": f"New {singular}",
-            "view_item": f"View {singular}",
-        }
-    )
-    if not linked:
-        labels["view_items"] = f"View {plural}"
-    labels.update(
-        {
-            "search_items": f"Search {plural}",
-            "not_found": f"No {plural.lower()} found",
-            "not_found_in_trash": f"No {plural.lower()} found in Trash",
-            "item_published": f"{singular} published.",
-            "item_published_privately": f"{singular} published privately.",
-            "item_reverted_to_draft": f"{singular} reverted to draft.",
-            "item_scheduled": f"{singular} scheduled.",
-            "item_updated": f"{singular} updated.",
-            "item_link": f"{singular} Link",
-            "item_link_description": f"A link to a particular {singular}.",
-        }
-    )
-    return labels
-
-
-_CAL_FEATURES = frozenset({"title", "editor", "excerpt", "thumbnail", "custom-fields", "author", "revisions"})
-register_type(
-    ContentType(
-        "cal_venue", "cal_venue", "Venues", "Venue", supports=_CAL_FEATURES,
-        caps=type_caps("cal_venue", "cal_venues"), permastruct="venue/%cal_venue%",
-        show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Venue", "Venues", linked=True),
-    )
-)
-register_type(
-    ContentType(
-        "cal_organizer", "cal_organizer", "Organizers", "Organizer", supports=_CAL_FEATURES,
-        caps=type_caps("cal_organizer", "cal_organizers"), permastruct="organizer/%cal_organizer%",
-        show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Organizer", "Organizers", linked=True),
-    )
-)
-register_type(
-    ContentType(
-        "cal_events", "cal_events", "Events", "Event",
-        supports=_CAL_FEATURES | frozenset({"comments"}), taxonomies=("cal_events_cat", "post_tag"),
-        caps=type_caps("cal_event", "cal_events"), permastruct="event/%cal_events%",
-        has_archive=True, icon="dashicons-calendar", labels=_calendar_labels("Event", "Events", linked=False),
-    )
-)
-
-
-def type_by_base(rest_base: str) -> ContentType | None:
-    for content_type in TYPES.values():
-        if content_type.rest_base == rest_base:
-            return content_type
-    return None
-
-
-# The order the reference registers the content routes in (its route index lists them so):
-# posts, pages, media (attachment, its own controller), blocks, then the calendar's types.
-REST_TYPE_ORDER = ("post", "page", "attachment", "wp_block", "cal_venue", "cal_organizer", "cal_events")
-
-# Types the reference registers without REST routes: /types answers rest_cannot_read_type for
-# these rather than rest_type_invalid (the calendar's import records and deleted-event markers
-# among them, renamed as the rest).
-NON_REST_TYPES = frozenset(
-    {"revision", "custom_css", "customize_changeset", "oembed_cache", "user_request", "cal-ea-record", "deleted_event"}
-)
 
 # The reference's default labels (WP_Post_Type::get_default_labels): (flat, hierarchical).
 _DEFAULT_TYPE_LABELS: dict[str, tuple[str | None, str | None]] = {
@@ -422,53 +225,6 @@ def default_comment_status(content_type: ContentType, kind: str, options: dict[s
 
 # -- registered meta ------------------------------------------------------------------------------
 
-# Meta the calendar registers for every content type, with show_in_rest (the reference's items
-# show these keys in ``meta`` whatever their type). Name -> registration.
-
-
-def _event_ids(description: str) -> dict[str, Any]:
-    return {"type": "number", "title": "", "description": description, "default": 0}
-
-
-SHARED_META: dict[str, dict[str, Any]] = {
-    "_EventAllDay": {"type": "boolean"},
-    "_EventTimezone": {"type": "string"},
-    "_EventStartDate": {"type": "string"},
-    "_EventEndDate": {"type": "string"},
-    "_EventStartDateUTC": {"type": "string"},
-    "_EventEndDateUTC": {"type": "string"},
-    "_EventShowMap": {"type": "boolean"},
-    "_EventShowMapLink": {"type": "boolean"},
-    "_EventURL": {"type": "string"},
-    "_EventCost": {"type": "string"},
-    "_EventCostDescription": {"type": "string"},
-    "_EventCurrencySymbol": {"type": "string"},
-    "_EventCurrencyCode": {"type": "string"},
-    "_EventCurrencyPosition": {"type": "string"},
-    "_EventDateTimeSeparator": {"type": "string"},
-    "_EventTimeRangeSeparator": {"type": "string"},
-    "_EventOrganizerID": {"type": "array", "single": False, "items": _event_ids("Event Organizers")},
-    "_EventVenueID": {"type": "array", "single": False, "items": _event_ids("Event Venue")},
-    "_OrganizerEmail": {"type": "string"},
-    "_OrganizerPhone": {"type": "string"},
-    "_OrganizerWebsite": {"type": "string"},
-    "_VenueAddress": {"type": "string"},
-    "_VenueCity": {"type": "string"},
-    "_VenueCountry": {"type": "string"},
-    "_VenueProvince": {"type": "string"},
-    "_VenueState": {"type": "string"},
-    "_VenueZip": {"type": "string"},
-    "_VenuePhone": {"type": "string"},
-    "_VenueURL": {"type": "string"},
-    "_VenueStateProvince": {"type": "string"},
-    "_VenueLat": {"type": "string"},
-    "_VenueLng": {"type": "string"},
-    "_VenueShowMap": {"type": "boolean"},
-    "_VenueShowMapLink": {"type": "boolean"},
-    # Registered by the block editor for types with editor, revisions and custom fields.
-    "footnotes": {"type": "string"},
-}
-
 _EMPTY_VALUES: dict[str, Any] = {"string": "", "boolean": False, "integer": 0, "number": 0, "array": [], "object": {}}
 
 
@@ -489,7 +245,8 @@ class MetaField:
         return list(default) if isinstance(default, list) else dict(default) if isinstance(default, dict) else default
 
 
-def _meta_field(name: str, registration: dict[str, Any]) -> MetaField:
+def meta_field(name: str, registration: dict[str, Any]) -> MetaField:
+    """The field a ``register_meta``-style registration describes (type, default, schema keys)."""
     single = registration.get("single", True)
     if not single:
         # A list key: its items carry the value schema (the registration's "items").
@@ -505,125 +262,3 @@ def _meta_field(name: str, registration: dict[str, Any]) -> MetaField:
         if key in registration:
             schema[key] = registration[key]
     return MetaField(name, True, schema)
-
-
-_META_CACHE: dict[str, dict[str, MetaField]] = {}
-
-
-def registered_meta(content_type: ContentType) -> dict[str, MetaField]:
-    """The meta keys of a type, in the reference's order: keys registered for every type first,
-    then the type's own. Empty for types without custom-fields support."""
-    found = _META_CACHE.get(content_type.name)
-    if found is None:
-        found = {}
-        if content_type.has_rest_feature("custom-fields"):
-            for name, registration in {**SHARED_META, **content_type.meta}.items():
-                found[name] = _meta_field(name, registration)
-        _META_CACHE[content_type.name] = found
-    return found
-
-
-# -- meta capabilities for items -------------------------------------------------------------------
-
-
-class ItemLike:
-    """What the capability mapping needs of an item: its type, status, author, prior status."""
-
-    type: str
-    status: str
-    author: int | None
-    trashed_from: str | None
-
-
-def _owner(item: Any) -> int:
-    return int(getattr(item, "author", 0) or 0)
-
-
-def _caps_and_status(item: Any) -> tuple[dict[str, str], str] | None:
-    """The item's type capabilities and the status that decides rights (a trashed item is
-    judged by the status it had before trashing)."""
-    content_type = TYPES.get(item.type) if item is not None else None
-    if content_type is None:
-        return None
-    status = item.status
-    if status == "trash":
-        status = getattr(item, "trashed_from", None) or "draft"
-    return content_type.caps, status
-
-
-def _others_caps(caps: dict[str, str], verb: str, status: str) -> list[str]:
-    """``edit``/``delete`` on someone else's item: the others' capability, plus the published
-    or private one when the item is published, scheduled or private."""
-    needed = [caps[f"{verb}_others_posts"]]
-    if status in ("publish", "future"):
-        needed.append(caps[f"{verb}_published_posts"])
-    elif status == "private":
-        needed.append(caps[f"{verb}_private_posts"])
-    return needed
-
-
-def _map_edit_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
-    found = _caps_and_status(item)
-    if found is None:
-        return None
-    caps, status = found
-    if status == "auto-draft":
-        return [caps["edit_posts"]] if _owner(item) in (0, user.id) else [caps["edit_others_posts"]]
-    if _owner(item) == user.id:
-        return [caps["edit_published_posts"]] if status in ("publish", "future") else [caps["edit_posts"]]
-    return _others_caps(caps, "edit", status)
-
-
-def _map_delete_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
-    found = _caps_and_status(item)
-    if found is None:
-        return None
-    caps, status = found
-    if _owner(item) in (0, user.id):
-        if status in ("publish", "future"):
-            return [caps["delete_published_posts"]]
-        if status == "private":
-            return [caps["delete_private_posts"]]
-        return [caps["delete_posts"]]
-    return _others_caps(caps, "delete", status)
-
-
-def _map_read_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
-    if item is None:
-        return None
-    content_type = TYPES.get(item.type)
-    if content_type is None:
-        return None
-    caps = content_type.caps
-    status = STATUSES.get(item.status)
-    if status is not None and status.public:
-        return [caps["read"]]
-    if _owner(item) == user.id:
-        return [caps["read"]]
-    if status is not None and status.private:
-        return [caps["read_private_posts"]]
-    return _map_edit_post(user, item)
-
-
-def _map_publish_post(user: Any, item: Any = None, *_: Any) -> list[str] | None:
-    if item is None:
-        return None
-    content_type = TYPES.get(item.type)
-    return [content_type.caps["publish_posts"]] if content_type else None
-
-
-user_caps.META_CAPS.update(
-    {
-        "edit_post": _map_edit_post,
-        "delete_post": _map_delete_post,
-        "read_post": _map_read_post,
-        "publish_post": _map_publish_post,
-    }
-)
-
-
-def type_can(user: Any, content_type: ContentType, key: str) -> bool:
-    """A type-level capability (``edit_posts``, ``publish_posts``...) of the type for ``user``."""
-    if not user:
-        return False
-    return user.has_cap(content_type.caps[key])

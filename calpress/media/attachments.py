@@ -27,7 +27,7 @@ from PIL import Image, UnidentifiedImageError
 from ..content.items import Context, now_utc, to_local
 from ..content.slugs import sanitize_title
 from ..rest.errors import RestError
-from ..store import options as store_options
+from ..store.changes import record as record_change
 from ..store.tables import posts
 
 METADATA_KEY = "_wp_attachment_metadata"
@@ -139,8 +139,7 @@ def create_attachment(
     metadata = {"width": width, "height": height, "file": relative, "filesize": len(data), "sizes": sizes,
                 "image_meta": {}}
     url = uploads_url(ctx.home) + relative
-    store_options.bump_counter(conn)
-    return conn.execute(
+    attachment_id = conn.execute(
         sa.insert(posts).values(
             type="attachment", status="inherit", author=author or None, parent=parent, slug=sanitize_title(target.stem),
             title=Path(filename).stem, content="", excerpt="", mime_type=mime, guid=url,
@@ -148,6 +147,8 @@ def create_attachment(
             ping_status="closed", meta={FILE_KEY: relative, METADATA_KEY: metadata},
         ).returning(posts.c.id)
     ).scalar_one()
+    record_change(conn, "item", "create", attachment_id)
+    return attachment_id
 
 
 # -- reading --------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, urlsplit
 
 import orjson
 
@@ -150,8 +150,7 @@ class RestRequest:
         "remote_addr",
         "endpoint",
         "route_def",
-        "cache",
-        "site",
+        "scope",
         "_json_error",
         "_merged",
     )
@@ -186,8 +185,8 @@ class RestRequest:
         self.remote_addr = remote_addr
         self.endpoint: Any = None
         self.route_def: Any = None
-        self.cache: dict[Any, Any] = {}
-        self.site: Any = None
+        # The request's scope (rest/scope.py), given by the engine before anything runs.
+        self.scope: Any = None
         self._json_error: RestError | None = None
         self._merged: dict[str, Any] | None = None
         self._parse_body()
@@ -266,6 +265,12 @@ class RestRequest:
         if self.json:
             return {**self.body, **self.json}
         return dict(self.body)
+
+    @property
+    def origin(self) -> str:
+        """scheme://host[:port] of the address the request came in on (its base URL)."""
+        parts = urlsplit(self.base_url)
+        return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
     def get_header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(canonical_header(name), default)

@@ -23,6 +23,7 @@ from .errors import RestError
 from .registry import Endpoint, Registry, Route
 from .request import RestRequest, parse_query
 from .response import RestResponse, ensure_response
+from .scope import Scope
 
 log = logging.getLogger("calpress.rest")
 
@@ -74,6 +75,9 @@ def error_response(error: RestError) -> RestResponse:
     return RestResponse(error.to_dict(), error.status)
 
 
+ScopeFactory = Callable[[RestRequest], Scope]
+
+
 class RestServer:
     """Runs REST requests through the registry. One instance per app, shared by all requests."""
 
@@ -82,9 +86,12 @@ class RestServer:
         registry: Registry,
         authenticator: Authenticator | None = None,
         generation: Callable[[RestRequest], int] | None = None,
+        scope: ScopeFactory = Scope,
     ) -> None:
         self.registry = registry
         self.authenticator: Authenticator = authenticator or NoAuthentication()
+        # Builds the scope of every request (the app's adds its own state to the engine's).
+        self.new_scope = scope
         # The stored data's version number, from the app: when given, GET answers of endpoints
         # flagged ``cache`` are kept (final form, encoded) and reused while it is unchanged.
         self.generation = generation
@@ -94,6 +101,8 @@ class RestServer:
 
     def serve(self, request: RestRequest, *, http_method: str | None = None) -> tuple[int, list[tuple[str, str]], bytes]:
         """Answer one HTTP request: returns status, header pairs and the body bytes."""
+        if request.scope is None:
+            request.scope = self.new_scope(request)
         http_method = (http_method or request.method).upper()
         query = request.query
         jsonp = query.get("_jsonp")
@@ -132,6 +141,8 @@ class RestServer:
 
     def serve_error(self, request: RestRequest, error: RestError) -> tuple[int, list[tuple[str, str]], bytes]:
         """Answer with ``error`` without running the request (used by the transport)."""
+        if request.scope is None:
+            request.scope = self.new_scope(request)
         request.user = ANONYMOUS
         return self._finish(request, error_response(error), request.method, nocache=False)
 
@@ -223,7 +234,7 @@ class RestServer:
         if endpoint is None or not endpoint.cache:
             return None
         key = (request.base_url, request.route, repr(sorted(request.query.items())), request.user_id, int(time.time() // 60))
-        generation = request.cache["generation"] = self.generation(request)  # handlers may key their own caches by it
+        generation = request.scope.generation = self.generation(request)  # handlers may key their own caches by it
         return key, generation
 
     def respond(self, request: RestRequest) -> RestResponse:
@@ -422,8 +433,9 @@ class RestServer:
         sub = RestRequest(method, route, query=query, base_url=base, remote_addr=parent.remote_addr)
         sub.user = parent.user
         sub.auth = parent.auth
-        sub.site = parent.site
-        sub.cache = parent.cache
+        # It reads what the parent's answer links to, as the parent's user: it shares the
+        # parent's loaded records (a batch sub-request would not).
+        sub.scope = parent.scope.child(sub, share=True)
         return sub
 
     def _add_target_hints(self, data: Any, request: RestRequest) -> None:
@@ -447,9 +459,9 @@ class RestServer:
                     link["targetHints"] = {"allow": allow}
 
     def _link_allow(self, href: str, request: RestRequest) -> list[str] | None:
-        cache_key = ("allow", href)
-        if cache_key in request.cache:
-            return request.cache[cache_key]
+        known = request.scope.allow
+        if href in known:
+            return known[href]
         allow: list[str] | None = None
         sub = self.request_from_url(href, request)
         if sub is not None:
@@ -459,7 +471,7 @@ class RestServer:
                 sub.url_params = url_params
                 sub.route_def = route
                 allow = self.allowed_methods(route, sub)
-        request.cache[cache_key] = allow
+        known[href] = allow
         return allow
 
     def _embed(self, data: Any, request: RestRequest, rels: set[str] | None) -> Any:
@@ -491,9 +503,9 @@ class RestServer:
         return data
 
     def _embedded_response(self, href: str, request: RestRequest) -> Any:
-        cache_key = ("embed", href)
-        if cache_key in request.cache:
-            return request.cache[cache_key]
+        known = request.scope.embedded
+        if href in known:
+            return known[href]
         sub = self.request_from_url(href, request)
         result: Any = None
         if sub is not None:
@@ -509,7 +521,7 @@ class RestServer:
             result = response.data
             if isinstance(result, (dict, list)) and not _is_error_body(response):
                 self._add_target_hints(result, sub)
-        request.cache[cache_key] = result
+        known[href] = result
         return result
 
 

@@ -12,7 +12,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from .tables import counters, options
+from .changes import record as record_change
+from .tables import options
 
 _upserts: dict[str, Any] = {}
 
@@ -62,7 +63,7 @@ def _upsert(dialect_name: str, with_autoload: bool) -> Any:
 def set_option(conn: sa.Connection, name: str, value: Any, *, autoload: bool | None = None) -> None:
     """Insert or replace option ``name``. ``autoload`` (loaded with every request's options)
     defaults to True for a new option and is left as it is for an existing one."""
-    bump_counter(conn)  # cached answers may show options (addresses, sticky posts...)
+    record_change(conn, "option", "update", name)  # cached answers show options (addresses, sticky posts...)
     params: dict[str, Any] = {"name": name, "value": value}
     if autoload is not None:
         params["autoload"] = autoload
@@ -71,32 +72,14 @@ def set_option(conn: sa.Connection, name: str, value: Any, *, autoload: bool | N
         conn.execute(_upsert(dialect_name, autoload is not None), params)
         return
     # Any other database: update, then insert when nothing was there.
-    changes = {k: v for k, v in params.items() if k != "name"}
-    result = conn.execute(sa.update(options).where(options.c.name == name).values(**changes))
+    values = {k: v for k, v in params.items() if k != "name"}
+    result = conn.execute(sa.update(options).where(options.c.name == name).values(**values))
     if result.rowcount == 0:
         conn.execute(sa.insert(options).values(**params))
 
 
 def delete_option(conn: sa.Connection, name: str) -> bool:
     """Delete option ``name``; returns whether it existed."""
-    bump_counter(conn)
+    record_change(conn, "option", "delete", name)
     result = conn.execute(sa.delete(options).where(options.c.name == name))
     return result.rowcount > 0
-
-
-# -- counters -------------------------------------------------------------------------------------
-
-CONTENT_GENERATION = "content"
-
-
-def bump_counter(conn: sa.Connection, name: str = CONTENT_GENERATION) -> None:
-    """Add one to a named counter in the caller's transaction. The migration creates the
-    ``content`` row; other names are created at 1 by their first bump."""
-    changed = conn.execute(sa.update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)).rowcount
-    if not changed:
-        conn.execute(sa.insert(counters).values(name=name, value=1))
-
-
-def read_counter(conn: sa.Connection, name: str = CONTENT_GENERATION) -> int:
-    value = conn.execute(sa.select(counters.c.value).where(counters.c.name == name)).scalar()
-    return int(value or 0)

@@ -17,7 +17,8 @@ import falcon
 
 from ..calendar import events as cal
 from ..content import items as item_service
-from ..content import taxonomies
+from ..content import permissions
+from ..content import terms as term_store
 
 API_VERSION = "v1"
 DISABLED_OPTION = "rest-v1-disabled"
@@ -52,12 +53,13 @@ def _root_for(site: Any, origin: str, path: str) -> tuple[str | None, str, str]:
     raises HTTPNotFound for an unknown item."""
     rest = f"{origin}{REST_PREFIX}/{cal_namespace()}"
     parts = [p for p in path.strip("/").split("/") if p]
+    visitor = item_service.Context.of(site, home=origin)  # the pages are served to anonymous visitors
     with site.read() as conn:
         if len(parts) == 2 and parts[0] in ("event", "venue", "organizer"):
             content_type = {"event": cal.EVENT_TYPE, "venue": cal.VENUE_TYPE, "organizer": cal.ORGANIZER_TYPE}[parts[0]]
             item_id = cal.slug_to_id(conn, content_type, parts[1])
             item = item_service.get_item(conn, item_id) if item_id else None
-            if item is None or item.status != "publish" or item.password:
+            if item is None or not permissions.can_read(visitor, item) or not permissions.password_open(visitor, item, None):
                 raise falcon.HTTPNotFound()
             body = ""
             if content_type == cal.EVENT_TYPE:
@@ -69,12 +71,12 @@ def _root_for(site: Any, origin: str, path: str) -> tuple[str | None, str, str]:
                 return f"{rest}/events/?{urlencode({'venue': item.id})}", item.title, body
             return f"{rest}/events/?{urlencode({'organizer': item.id})}", item.title, body
         if len(parts) >= 3 and parts[0] == "events" and parts[1] == "category":
-            term = taxonomies.get_term_by_slug(conn, "cal_events_cat", parts[-1])
+            term = term_store.get_term_by_slug(conn, cal.CATEGORY_TAXONOMY, parts[-1])
             if term is None:
                 raise falcon.HTTPNotFound()
             return f"{rest}/events/?{urlencode({'categories': term.slug})}", term.name, ""
         if len(parts) == 2 and parts[0] == "tag":
-            term = taxonomies.get_term_by_slug(conn, "post_tag", parts[1])
+            term = term_store.get_term_by_slug(conn, "post_tag", parts[1])
             if term is None:
                 raise falcon.HTTPNotFound()
             return f"{rest}/events/?{urlencode({'tags': term.slug})}", term.name, ""

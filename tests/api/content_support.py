@@ -12,8 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from calpress.auth import users as user_store
-from calpress.content import items, taxonomies
-from calpress.content.types import TYPES
+from calpress.content import items, terms
 from calpress.store.tables import posts
 
 
@@ -24,7 +23,7 @@ def context(app: Any, user_id: int | None = None) -> items.Context:
     with site.read() as conn:
         user = user_store.get_user(conn, user_id) if user_id else None
     options = site.load_options()
-    return items.Context(options=options, home="http://example.test", user=user or _Unfiltered(), site=site)
+    return items.Context.of(site, options=options, home="http://example.test", user=user or _Unfiltered())
 
 
 class _Unfiltered:
@@ -80,7 +79,7 @@ def make_item(
     if date is not None:
         changes.date = (date, items.to_utc(date, ctx.zone))
     with app.site.write() as conn:
-        return items.create_item(conn, ctx, TYPES[type_], changes)
+        return items.create_item(conn, ctx, ctx.registry.types[type_], changes)
 
 
 def make_image(app: Any, *, status: str = "inherit", author: int | None = None, parent: int = 0) -> int:
@@ -113,7 +112,7 @@ def make_revision(app: Any, parent: int) -> int:
 
 def make_term(app: Any, taxonomy: str, name: str, parent: int | None = None) -> int:
     with app.site.write() as conn:
-        return taxonomies.create_term(conn, taxonomy, name, parent=parent).id
+        return terms.create_term(conn, app.site.registry.taxonomies[taxonomy], name, parent=parent).id
 
 
 def row(app: Any, item_id: int) -> Any:

@@ -13,7 +13,7 @@ from cal_support import make_event
 from content_support import make_item, set_option
 
 from calpress.calendar.terms import embedded_term
-from calpress.content import taxonomies as tx
+from calpress.content import terms as tx
 from calpress.store.tables import term_links, terms
 
 REST = "http://example.test/cal/events/v1"
@@ -48,7 +48,7 @@ def listing(client: Any, base: str, **params: Any) -> Any:
 
 def make_term(app: Any, base: str, name: str, **kwargs: Any) -> tx.Term:
     with app.site.write() as conn:
-        return tx.create_term(conn, TAXONOMY[base], name, **kwargs)
+        return tx.create_term(conn, app.site.registry.taxonomies[TAXONOMY[base]], name, **kwargs)
 
 
 def term_row(app: Any, term_id: int) -> Any:
@@ -237,7 +237,7 @@ def single_term(client: Any, app: Any, base: str) -> None:
 
 def single_missing(client: Any, app: Any, base: str) -> None:
     with app.site.write() as conn:
-        elsewhere = tx.create_term(conn, "category", "foo")
+        elsewhere = tx.create_term(conn, app.site.registry.taxonomies["category"], "foo")
     body = bad(get(client, base, f"/{elsewhere.id}"), "id")
     assert body == {"code": "rest_invalid_param", "message": "Invalid parameter(s): id",
                     "data": {"status": 400, "params": {"id": "Invalid parameter."}, "details": []}}

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from calpress.content.types import TYPES
+from calpress.app import build_registry
 from calpress.store import options as store_options
+
+TYPES = build_registry().types  # the types the app registers
 
 CURIES = [{"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}]
 SETTING_KEYS = [

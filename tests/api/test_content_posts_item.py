@@ -262,7 +262,7 @@ def test_scheduled_post_is_published_when_due(client, app, admin):
     post = make_item(app, title="Later", author=admin.id, date=dt.datetime.now() + dt.timedelta(days=1))
     assert post.status == "future"
     assert client.get(f"/cms/v2/posts/{post.id}").status_code == 401
-    ctx = items.Context(options=app.site.load_options(), home="http://example.test")
+    ctx = items.Context.of(app.site, options=app.site.load_options(), home="http://example.test")
     with app.site.write() as conn:
         # Move its time into the past, as the clock would.
         import sqlalchemy as sa

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from content_support import make_item, make_term, set_option
 
-from calpress.content.types import TYPES
+from calpress.app import build_registry
+
+TYPES = build_registry().types  # the types the app registers
 
 ROLES = ("subscriber", "editor", "administrator")
 BASE = "http://example.test"

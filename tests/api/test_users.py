@@ -6,7 +6,7 @@ import datetime as dt
 
 import sqlalchemy as sa
 
-from calpress.store.options import bump_counter
+from calpress.store.changes import record as record_change
 from calpress.store.tables import posts
 
 VIEW_KEYS = ["id", "name", "url", "description", "link", "slug", "avatar_urls", "meta", "_links"]
@@ -25,7 +25,7 @@ def publish_post(app, author_id):
                 date_local=now, date_utc=now, modified_local=now, modified_utc=now,
             )
         )
-        bump_counter(conn)  # as every write of the item service does (cached answers follow it)
+        record_change(conn, "item", "create")  # as every write of the item service does (cached answers follow it)
 
 
 def test_me_anonymous_is_401(client):

@@ -7,7 +7,7 @@ import io
 import sqlalchemy as sa
 
 from calpress.calendar.demo import Progress, seed_demo
-from calpress.content import taxonomies
+from calpress.content import terms
 from calpress.store.tables import event_links, events, posts, term_links
 
 
@@ -31,7 +31,7 @@ def test_seed_demo_writes_events_with_links_terms_and_counts(app, client) -> Non
         ).scalars())
         assert linked_types == {"cal_venue", "cal_organizer"}
         # term counts were recomputed from the links
-        music = taxonomies.find_term(conn, "cal_events_cat", "Music")
+        music = terms.find_term(conn, "cal_events_cat", "Music")
         assert music is not None
         assert music.count == count(conn, term_links, term_links.c.term_id == music.id) > 0
         guids = conn.execute(sa.select(posts.c.guid).where(posts.c.type == "cal_events").limit(3)).scalars().all()

@@ -9,10 +9,9 @@ import threading
 import pytest
 import sqlalchemy as sa
 
+from calpress.app import build_site
 from calpress.config import load_settings
-from calpress.content import items, taxonomies
-from calpress.content.types import TYPES
-from calpress.site import Site
+from calpress.content import items, terms
 from calpress.store import options as store_options
 from calpress.store.tables import posts
 
@@ -36,13 +35,13 @@ def site(db_url, tmp_path):
     settings = load_settings(
         {"data_dir": str(tmp_path), "database_url": db_url, "secret_key": "x", "site_url": HOME}, environ={}
     )
-    found = Site(settings)
+    found = build_site(settings, upgrade=False)
     yield found
     found.close()
 
 
 def ctx(site, **options):
-    return items.Context(options={**site.load_options(), **options}, home=HOME, user=Boss(), site=site)
+    return items.Context.of(site, options={**site.load_options(), **options}, home=HOME, user=Boss())
 
 
 def create(site, type_="post", context=None, **changes):
@@ -50,7 +49,7 @@ def create(site, type_="post", context=None, **changes):
     changes.setdefault("status", "publish")
     context = context or ctx(site)
     with site.write() as conn:
-        return items.create_item(conn, context, TYPES[type_], items.ItemChanges(**changes))
+        return items.create_item(conn, context, site.registry.types[type_], items.ItemChanges(**changes))
 
 
 def update(site, item, context=None, **changes):
@@ -174,7 +173,7 @@ def test_trash_and_restore(site):
 def test_delete_reparents_children_and_cleans_up(site):
     context = ctx(site)
     with site.write() as conn:
-        category = taxonomies.create_term(conn, "category", "News").id
+        category = terms.create_term(conn, site.registry.taxonomies["category"], "News").id
     top = create(site, "page", title="Top")
     middle = create(site, "page", title="Middle", parent=top.id)
     leaf = create(site, "page", title="Leaf", parent=middle.id)
@@ -189,7 +188,7 @@ def test_delete_reparents_children_and_cleans_up(site):
             sa.insert(posts).values(type="attachment", status="inherit", parent=middle.id, date_local=now, date_utc=now,
                                     modified_local=now, modified_utc=now).returning(posts.c.id)
         ).scalar_one()
-        assert taxonomies.get_term(conn, category).count == 1
+        assert terms.get_term(conn, category).count == 1
     with site.write() as conn:
         items.delete_item(conn, context, stored(site, middle.id))
         items.delete_item(conn, ctx(site), stored(site, post.id))
@@ -197,7 +196,7 @@ def test_delete_reparents_children_and_cleans_up(site):
     assert stored(site, attachment).parent == top.id
     assert stored(site, revision) is None
     with site.read() as conn:
-        assert taxonomies.get_term(conn, category).count == 0
+        assert terms.get_term(conn, category).count == 0
         assert store_options.get_option(conn, "sticky_posts") == []
 
 
@@ -219,7 +218,7 @@ def test_permalinks(site):
     assert items.permalink(ctx(site), venue) == f"{HOME}/venue/hall/"
     assert items.permalink(ctx(site, permalink_structure=""), venue) == f"{HOME}/?cal_venue=hall"
     private = create(site, title="Secret", status="private")
-    nobody = items.Context(options=site.load_options(), home=HOME)
+    nobody = items.Context.of(site, options=site.load_options(), home=HOME)
     assert items.permalink(nobody, private) == f"{HOME}/?p={private.id}"
     assert items.permalink(ctx(site), private) == f"{HOME}/secret/"
 
@@ -238,13 +237,13 @@ def test_sample_permalink(site):
     create(site, "page", title="Child Page", parent=parent.id)
     with site.read() as conn:
         uri = items.page_uris(conn, [child])[child.id]
-        generated = items.generated_slugs(conn, ctx(site), TYPES["page"], [child])
+        generated = items.generated_slugs(conn, ctx(site), site.registry.types["page"], [child])
         assert generated == {child.id: "child-page-2"}
         assert items.sample_permalink(ctx(site), child, uri=uri, generated=generated[child.id]) == (
             f"{HOME}/parent/%pagename%/", "child-page-2",
         )
         # No title: the id, which then reads as a date archive and gets a suffix.
-        assert items.generated_slugs(conn, ctx(site), TYPES["post"], [untitled]) == {untitled.id: f"{untitled.id}-2"}
+        assert items.generated_slugs(conn, ctx(site), site.registry.types["post"], [untitled]) == {untitled.id: f"{untitled.id}-2"}
 
 
 def test_page_uris_follow_the_ancestry(site):
@@ -287,11 +286,11 @@ def test_search_terms():
 
 def test_related_for_a_page_of_items(site):
     with site.write() as conn:
-        tag = taxonomies.create_term(conn, "post_tag", "T").id
+        tag = terms.create_term(conn, site.registry.taxonomies["post_tag"], "T").id
     first = create(site, title="One", terms={"post_tag": [tag]})
     second = create(site, title="Two")
     with site.read() as conn:
-        related = items.load_related(conn, TYPES["post"], [first, second])
+        related = items.load_related(conn, site.registry, site.registry.types["post"], [first, second])
     assert [t.id for t in related.terms[first.id]["post_tag"]] == [tag]
     assert related.terms[second.id]["post_tag"] == []
     assert related.revisions == {}

@@ -1,412 +1,60 @@
-"""calpress.content.taxonomies: the taxonomy registry and the terms service, on both databases."""
+"""calpress.content.taxonomies: the definitions the app registers (core and calendar) and the
+capability mapping of terms."""
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-import sqlalchemy as sa
-
+from calpress.app import build_registry
 from calpress.auth.users import User
-from calpress.content import taxonomies as tx
-from calpress.content.taxonomies import Term, TermError, TermQuery
-from calpress.store import db
-from calpress.store.tables import posts, term_links, terms
+from calpress.content.taxonomies import DEFAULT_CATEGORY_ID
+from calpress.content.terms import Term
 
-NOW = dt.datetime(2026, 1, 1, 12, 0)
-
-
-def add_post(conn: sa.Connection, type_: str = "post", status: str = "publish", author: int | None = None) -> int:
-    values = {
-        "type": type_, "status": status, "author": author, "slug": "", "title": "t",
-        "date_local": NOW, "date_utc": NOW, "modified_local": NOW, "modified_utc": NOW,
-    }
-    return conn.execute(sa.insert(posts).values(**values).returning(posts.c.id)).scalar_one()
-
-
-@pytest.fixture()
-def conn(engine: sa.Engine) -> Iterator[sa.Connection]:
-    """One write transaction for the whole test, committed at the end."""
-    with db.write_transaction(engine) as connection:
-        yield connection
-
-
-def error_of(call: Any) -> TermError:
-    with pytest.raises(TermError) as caught:
-        call()
-    return caught.value
-
-
-def names(found: list[Term]) -> list[str]:
-    return [term.name for term in found]
+REGISTRY = build_registry()
 
 
 # -- registry -------------------------------------------------------------------------------------
 
 
 def test_registry_definitions() -> None:
-    assert [t.name for t in tx.rest_taxonomies()] == ["category", "post_tag", "wp_pattern_category", "cal_events_cat"]
-    assert [t.name for t in tx.taxonomies_for_type("post")] == ["category", "post_tag", "post_format"]
-    assert [t.name for t in tx.taxonomies_for_type("cal_events")] == ["post_tag", "cal_events_cat"]
-    category = tx.get_taxonomy("category")
+    assert [t.name for t in REGISTRY.rest_taxonomies()] == ["category", "post_tag", "wp_pattern_category", "cal_events_cat"]
+    assert [t.name for t in REGISTRY.taxonomies_for_type("post")] == ["category", "post_tag", "post_format"]
+    assert [t.name for t in REGISTRY.taxonomies_for_type("cal_events")] == ["post_tag", "cal_events_cat"]
+    category = REGISTRY.taxonomies.get("category")
     assert category is not None and category.hierarchical and category.rest_base == "categories"
     assert category.collection_route == "/cms/v2/categories"
     assert category.labels["name_admin_bar"] == "category"  # no singular name given: the taxonomy name
     assert list(category.labels)[-2:] == ["menu_name", "name_admin_bar"]
-    tags = tx.get_taxonomy("post_tag")
+    tags = REGISTRY.taxonomies.get("post_tag")
     assert tags is not None and not tags.hierarchical and tags.labels["popular_items"] == "Popular Tags"
-    events = tx.get_taxonomy("cal_events_cat")
+    events = REGISTRY.taxonomies.get("cal_events_cat")
     assert events is not None and events.rest_base == "cal_events_cat" and events.label == "Event Categories"
     assert events.labels["archives"] == "All Event Categories" and events.labels["parent_item"] == "Parent Event Category"
     assert events.caps.as_dict() == {
         "manage_terms": "publish_cal_events", "edit_terms": "publish_cal_events",
         "delete_terms": "publish_cal_events", "assign_terms": "edit_cal_events",
     }
-    patterns = tx.get_taxonomy("wp_pattern_category")
+    patterns = REGISTRY.taxonomies.get("wp_pattern_category")
     assert patterns is not None and not patterns.public and not patterns.show_tagcloud and patterns.query_var is None
-    fmt = tx.get_taxonomy("post_format")
+    fmt = REGISTRY.taxonomies.get("post_format")
     assert fmt is not None and not fmt.show_in_rest
-    assert tx.get_taxonomy("nope") is None
+    assert REGISTRY.taxonomies.get("nope") is None
 
 
 def test_capability_mapping() -> None:
     def user(role: str) -> User:
         return User(id=7, login=role, email=f"{role}@x", roles=[role])
 
+    can = REGISTRY.user_can
+
     category = Term(5, "category", "C", "c")
     tag = Term(6, "post_tag", "T", "t")
     event_category = Term(7, "cal_events_cat", "E", "e")
-    default = Term(tx.DEFAULT_CATEGORY_ID, "category", "Uncategorized", "uncategorized")
-    assert user("editor").can("edit_term", category) and not user("author").can("edit_term", category)
-    assert user("contributor").can("assign_term", tag) and not user("subscriber").can("assign_term", tag)
-    assert user("contributor").can("assign_post_tags") and not user("contributor").can("edit_post_tags")
-    assert user("author").can("edit_term", event_category) and not user("contributor").can("delete_term", event_category)
-    assert user("contributor").can("assign_term", event_category)
-    assert user("editor").can("delete_term", category)
-    assert not user("administrator").can("delete_term", default)
-    assert user("administrator").can("delete_term", default, 99)  # another default category is set
-    assert not user("administrator").can("edit_term", None)
-
-
-def test_term_links(conn: sa.Connection) -> None:
-    home = "http://example.test"
-    parent = tx.create_term(conn, "category", "Music")
-    child = tx.create_term(conn, "category", "Jazz", parent=parent.id)
-    grandchild = tx.create_term(conn, "category", "Bebop", parent=child.id)
-    related = tx.with_ancestors(conn, [grandchild])
-    assert set(related) == {parent.id, child.id, grandchild.id}
-    assert tx.term_link(home, grandchild, related) == "http://example.test/category/music/jazz/bebop/"
-    assert tx.term_link(home + "/", child) == "http://example.test/category/jazz/"
-    assert tx.term_link(home, Term(3, "post_tag", "T", "t")) == "http://example.test/tag/t/"
-    assert tx.term_link(home, Term(3, "cal_events_cat", "E", "e")) == "http://example.test/events/category/e/"
-    assert tx.term_link(home, Term(3, "wp_pattern_category", "P", "p")) == "http://example.test/?taxonomy=wp_pattern_category&term=p"
-
-
-# -- the default category -------------------------------------------------------------------------
-
-
-def test_default_category_is_created_first_with_id_1(engine: sa.Engine) -> None:
-    with db.write_transaction(engine) as conn:
-        tag = tx.create_term(conn, "post_tag", "First tag")
-    with db.write_transaction(engine) as conn:
-        assert tx.ensure_default_category(conn) == 1
-        default = tx.get_term(conn, 1, "category")
-        other = tx.create_term(conn, "category", "Second")
-    assert default is not None and (default.name, default.slug, default.parent) == ("Uncategorized", "uncategorized", 0)
-    assert tag.id == 2 and other.id == 3  # the id sequence moved past the default category
-    assert tx.default_category_known(engine)
-
-
-def test_a_rolled_back_first_write_leaves_no_default_behind(engine: sa.Engine) -> None:
-    with pytest.raises(RuntimeError):
-        with db.write_transaction(engine) as conn:
-            tx.create_term(conn, "post_tag", "Gone")
-            raise RuntimeError
-    assert not tx.default_category_known(engine)
-    with db.write_transaction(engine) as conn:
-        tag = tx.create_term(conn, "post_tag", "Kept")
-    with db.read_connection(engine) as conn:
-        assert tx.get_term(conn, 1, "category") is not None
-    assert tag.id > 1
-
-
-def test_default_category_cannot_be_deleted(conn: sa.Connection) -> None:
-    tx.ensure_default_category(conn)
-    default = tx.get_term(conn, 1)
-    assert default is not None
-    err = error_of(lambda: tx.delete_term(conn, default))
-    assert (err.code, err.status) == ("rest_cannot_delete", 500)
-    assert tx.ensure_default_category(conn) == 1
-
-
-# -- creating -------------------------------------------------------------------------------------
-
-
-def test_create_term_slugs_names_and_descriptions(conn: sa.Connection) -> None:
-    term = tx.create_term(conn, "post_tag", "  Café & <b>Crème</b> ", description='Hi <script>x()</script><a href="javascript:1" rel="x">a</a> <em>e</em>')
-    assert (term.name, term.slug) == ("Café &amp; Crème", "cafe-creme")
-    assert term.description == 'Hi <a rel="x">a</a> <em>e</em>'
-    assert (term.count, term.parent, term.taxonomy) == (0, 0, "post_tag")
-    assert tx.get_term(conn, term.id) == term
-    # Another name with the same slug gets a numbered slug.
-    assert tx.create_term(conn, "post_tag", "Cafe Creme!").slug == "cafe-creme-2"
-    # An explicit slug is sanitised and made unique too.
-    assert tx.create_term(conn, "post_tag", "Other", slug="Café Crème").slug == "cafe-creme-3"
-    # The same slug in another taxonomy is fine.
-    assert tx.create_term(conn, "category", "Café Crème").slug == "cafe-creme"
-    # Nothing left for a slug: the id is the slug.
-    bang = tx.create_term(conn, "post_tag", "!!!")
-    assert bang.slug == str(bang.id) == tx.get_term(conn, bang.id).slug  # type: ignore[union-attr]
-    assert tx.create_term(conn, "post_tag", "Zero", slug="0").slug == "zero"  # PHP's empty("0")
-
-
-def test_create_term_errors(conn: sa.Connection) -> None:
-    tag = tx.create_term(conn, "post_tag", "News")
-    err = error_of(lambda: tx.create_term(conn, "post_tag", "news"))
-    assert (err.code, err.status, err.data) == ("term_exists", 400, {"status": 400, "term_id": tag.id})
-    assert err.message == "A term with the name provided already exists in this taxonomy."
-    err = error_of(lambda: tx.create_term(conn, "post_tag", "NEWS", slug="news"))
-    assert err.code == "term_exists"
-    # An explicit, free slug allows the name again.
-    assert tx.create_term(conn, "post_tag", "News", slug="news-two").slug == "news-two"
-    err = error_of(lambda: tx.create_term(conn, "post_tag", "  <b></b> "))
-    assert (err.code, err.message, err.data, err.status) == ("empty_term_name", "A name is required for this term.", None, 500)
-    err = error_of(lambda: tx.create_term(conn, "post_tag", "X", parent=0))
-    assert (err.code, err.status) == ("rest_taxonomy_not_hierarchical", 400)
-    assert err.message == "Cannot set parent term, taxonomy is not hierarchical."
-    err = error_of(lambda: tx.create_term(conn, "category", "X", parent=tag.id))  # a tag is no category
-    assert (err.code, err.message, err.status) == ("rest_term_invalid", "Parent term does not exist.", 400)
-    err = error_of(lambda: tx.create_term(conn, "nope", "X"))
-    assert err.code == "invalid_taxonomy"
-
-
-def test_create_hierarchical_names_per_level(conn: sa.Connection) -> None:
-    music = tx.create_term(conn, "category", "Music")
-    jazz = tx.create_term(conn, "category", "Jazz", parent=music.id)
-    err = error_of(lambda: tx.create_term(conn, "category", "Jazz", parent=music.id))
-    assert (err.code, err.data["term_id"]) == ("term_exists", jazz.id)
-    assert err.message == "A term with the name provided already exists with this parent."
-    # The same name at another level is allowed; its slug takes the parent's slug first.
-    top_jazz = tx.create_term(conn, "category", "Jazz")
-    assert top_jazz.slug == "jazz-2"
-    other = tx.create_term(conn, "category", "Other")
-    nested = tx.create_term(conn, "category", "Jazz", parent=other.id)
-    assert nested.slug == "jazz-other"
-    assert tx.create_term(conn, "category", "Top", parent=0).parent == 0
-
-
-# -- updating -------------------------------------------------------------------------------------
-
-
-def test_update_term(conn: sa.Connection) -> None:
-    term = tx.create_term(conn, "category", "Old name", description="d")
-    renamed = tx.update_term(conn, term, name="New <i>name</i>")
-    assert (renamed.name, renamed.slug, renamed.description) == ("New name", "old-name", "d")  # slug kept
-    regenerated = tx.update_term(conn, renamed, slug="")
-    assert regenerated.slug == "new-name"
-    described = tx.update_term(conn, regenerated, description="<strong>x</strong><p>y</p>")
-    assert described.description == "<strong>x</strong>y"
-    assert tx.get_term(conn, term.id) == described
-    other = tx.create_term(conn, "category", "Other")
-    err = error_of(lambda: tx.update_term(conn, described, slug="other"))
-    assert (err.code, err.status, err.data) == ("duplicate_term_slug", 500, None)
-    assert err.message == "The slug &#8220;other&#8221; is already in use by another term."
-    # With a new parent the slug is made unique instead.
-    moved = tx.update_term(conn, described, slug="other", parent=other.id)
-    assert (moved.slug, moved.parent) == ("other-other", other.id)
-    err = error_of(lambda: tx.update_term(conn, moved, name=" "))
-    assert err.code == "empty_term_name"
-    err = error_of(lambda: tx.update_term(conn, moved, parent=999999))
-    assert err.code == "rest_term_invalid"
-    tag = tx.create_term(conn, "post_tag", "T")
-    err = error_of(lambda: tx.update_term(conn, tag, parent=0))
-    assert err.code == "rest_taxonomy_not_hierarchical"
-
-
-def test_update_never_makes_a_cycle(conn: sa.Connection) -> None:
-    top = tx.create_term(conn, "category", "Top")
-    middle = tx.create_term(conn, "category", "Middle", parent=top.id)
-    bottom = tx.create_term(conn, "category", "Bottom", parent=middle.id)
-    assert tx.update_term(conn, top, parent=top.id).parent == 0  # its own parent
-    assert tx.update_term(conn, top, parent=bottom.id).parent == 0  # its own grandchild
-    assert tx.update_term(conn, bottom, parent=top.id).parent == top.id
-    assert tx.update_term(conn, bottom, parent=0).parent == 0
-
-
-# -- deleting -------------------------------------------------------------------------------------
-
-
-def test_delete_term_moves_children_and_refiles_content(conn: sa.Connection) -> None:
-    tx.ensure_default_category(conn)
-    top = tx.create_term(conn, "category", "Top")
-    middle = tx.create_term(conn, "category", "Middle", parent=top.id)
-    child = tx.create_term(conn, "category", "Child", parent=middle.id)
-    other = tx.create_term(conn, "category", "Other")
-    only_middle, two_categories = add_post(conn), add_post(conn)
-    tx.set_object_terms(conn, only_middle, "category", [middle.id])
-    tx.set_object_terms(conn, two_categories, "category", [middle.id, other.id])
-    tx.delete_term(conn, middle)
-    assert tx.get_term(conn, middle.id) is None
-    assert tx.get_term(conn, child.id).parent == top.id  # type: ignore[union-attr]
-    linked = tx.get_object_terms(conn, [only_middle, two_categories], ["category"])
-    assert [t.id for t in linked[only_middle]["category"]] == [1]  # left with none: the default
-    assert [t.id for t in linked[two_categories]["category"]] == [other.id]
-    assert tx.get_term(conn, 1).count == 1  # type: ignore[union-attr]
-    tag = tx.create_term(conn, "post_tag", "Tag")
-    tx.set_object_terms(conn, only_middle, "post_tag", [tag.id])
-    tx.delete_term(conn, tag)
-    assert tx.get_object_terms(conn, [only_middle], ["post_tag"])[only_middle]["post_tag"] == []
-
-
-# -- links and counts -----------------------------------------------------------------------------
-
-
-def test_set_object_terms_and_counts(conn: sa.Connection) -> None:
-    red, blue = tx.create_term(conn, "post_tag", "Red"), tx.create_term(conn, "post_tag", "Blue")
-    category = tx.create_term(conn, "category", "Cat")
-    published, draft = add_post(conn), add_post(conn, status="draft")
-    event, page = add_post(conn, type_="cal_events"), add_post(conn, type_="page")
-    assert tx.set_object_terms(conn, published, "post_tag", [red.id, blue.id, red.id, category.id, 999999]) == [red.id, blue.id]
-    tx.set_object_terms(conn, draft, "post_tag", [red.id])
-    tx.set_object_terms(conn, event, "post_tag", [red.id])  # tags classify events too
-    tx.set_object_terms(conn, page, "post_tag", [red.id])  # pages are not a tag type: not counted
-    assert tx.get_term(conn, red.id).count == 2  # type: ignore[union-attr]
-    assert tx.get_term(conn, blue.id).count == 1  # type: ignore[union-attr]
-    assert tx.set_object_terms(conn, published, "post_tag", [blue.id]) == [blue.id]  # replaces the set
-    assert tx.get_term(conn, red.id).count == 1  # type: ignore[union-attr]
-    conn.execute(sa.update(posts).where(posts.c.id == draft).values(status="publish"))
-    tx.recount_objects(conn, [draft])
-    assert tx.get_term(conn, red.id).count == 2  # type: ignore[union-attr]
-    assert tx.set_object_terms(conn, published, "post_tag", []) == []
-    assert tx.get_term(conn, blue.id).count == 0  # type: ignore[union-attr]
-    positions = conn.execute(sa.select(term_links.c.term_id, term_links.c.position).where(term_links.c.object_id == event)).all()
-    assert [tuple(p) for p in positions] == [(red.id, 0)]
-    tx.remove_object_terms(conn, [draft, event])
-    assert tx.get_term(conn, red.id).count == 0  # type: ignore[union-attr]
-    assert tx.get_object_terms(conn, [draft], ["post_tag"]) == {draft: {"post_tag": []}}
-
-
-def test_get_object_terms_reads_a_page_in_one_query(engine: sa.Engine) -> None:
-    with db.write_transaction(engine) as conn:
-        zeta, alpha = tx.create_term(conn, "post_tag", "zeta"), tx.create_term(conn, "post_tag", "Alpha")
-        news = tx.create_term(conn, "category", "News")
-        items = [add_post(conn) for _ in range(5)]
-        for item in items[:3]:
-            tx.set_object_terms(conn, item, "post_tag", [zeta.id, alpha.id])
-            tx.set_object_terms(conn, item, "category", [news.id])
-    statements: list[str] = []
-
-    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    with db.read_connection(engine) as conn:
-        sa.event.listen(engine, "before_cursor_execute", count)
-        try:
-            found = tx.get_object_terms(conn, items, ["category", "post_tag"])
-        finally:
-            sa.event.remove(engine, "before_cursor_execute", count)
-    assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
-    assert sorted(found) == sorted(items)
-    assert [t.name for t in found[items[0]]["post_tag"]] == ["Alpha", "zeta"]  # by name, ignoring case
-    assert [t.id for t in found[items[0]]["category"]] == [news.id]
-    assert found[items[4]] == {"category": [], "post_tag": []}
-    with db.read_connection(engine) as conn:
-        assert tx.get_object_terms(conn, [], ["category"]) == {}
-
-
-# -- listing --------------------------------------------------------------------------------------
-
-
-@pytest.fixture()
-def filled(conn: sa.Connection) -> dict[str, Term]:
-    made = {
-        name: tx.create_term(conn, "post_tag", name, description=description)
-        for name, description in (("b", "z"), ("A", "y"), ("C", "x"), ("Foo", ""), ("Bar", "foo fighters"))
-    }
-    made["foo-bar"] = tx.create_term(conn, "post_tag", "Baz", slug="foo-bar")
-    item = add_post(conn)
-    tx.set_object_terms(conn, item, "post_tag", [made["C"].id, made["A"].id])
-    other = add_post(conn)
-    tx.set_object_terms(conn, other, "post_tag", [made["C"].id])
-    made["_item"] = Term(item, "", "", "")
-    return made
-
-
-def listed(conn: sa.Connection, **kwargs: Any) -> tuple[list[str], int]:
-    found, total = tx.query_terms(conn, TermQuery(taxonomy="post_tag", **kwargs))
-    return names(found), total
-
-
-def test_query_terms_filters(conn: sa.Connection, filled: dict[str, Term]) -> None:
-    assert listed(conn) == (["A", "b", "Bar", "Baz", "C", "Foo"], 6)
-    assert listed(conn, search="foo") == (["Baz", "Foo"], 2)  # name or slug, not description
-    assert listed(conn, search="%") == ([], 0)
-    ids = {name: term.id for name, term in filled.items()}
-    assert listed(conn, include=[ids["C"], ids["A"]]) == (["A", "C"], 2)
-    assert listed(conn, include=[ids["C"]], exclude=[ids["C"]]) == (["C"], 1)  # include wins
-    assert listed(conn, exclude=[ids["C"], ids["A"]])[1] == 4
-    assert listed(conn, slugs=["Foo Bar", "c"]) == (["Baz", "C"], 2)  # slugs are sanitised
-    assert listed(conn, object_id=filled["_item"].id) == (["A", "C"], 2)
-    assert listed(conn, hide_empty=True) == (["A", "C"], 2)
-    assert listed(conn, parent=0)[1] == 6
-    assert listed(conn, limit=2, offset=1) == (["b", "Bar"], 6)
-    assert listed(conn, limit=2, offset=10) == ([], 6)
-
-
-def test_query_terms_order(conn: sa.Connection, filled: dict[str, Term]) -> None:
-    ids = {name: term.id for name, term in filled.items()}
-    assert listed(conn, orderby="id")[0] == ["b", "A", "C", "Foo", "Bar", "Baz"]
-    assert listed(conn, orderby="id", order="desc")[0] == ["Baz", "Bar", "Foo", "C", "A", "b"]
-    assert listed(conn, orderby="name", order="desc")[0] == ["Foo", "C", "Baz", "Bar", "b", "A"]
-    assert listed(conn, orderby="slug")[0] == ["A", "b", "Bar", "C", "Foo", "Baz"]
-    assert listed(conn, orderby="count", order="desc")[0][:2] == ["C", "A"]
-    assert listed(conn, orderby="description")[0] == ["Foo", "Baz", "Bar", "C", "A", "b"]
-    assert listed(conn, orderby="include", include=[ids["C"], ids["b"], ids["A"]])[0] == ["C", "b", "A"]
-    assert listed(conn, orderby="include")[0] == listed(conn)[0]  # no include list: by name
-    assert listed(conn, orderby="include_slugs", slugs=["foo", "a", "c"])[0] == ["Foo", "A", "C"]
-    assert listed(conn, orderby="term_group")[0] == listed(conn, orderby="id")[0]
-
-
-def test_query_terms_hide_empty_keeps_parents_of_used_terms(conn: sa.Connection) -> None:
-    tx.ensure_default_category(conn)
-    top = tx.create_term(conn, "category", "Top")
-    middle = tx.create_term(conn, "category", "Middle", parent=top.id)
-    used = tx.create_term(conn, "category", "Used", parent=middle.id)
-    tx.create_term(conn, "category", "Unused", parent=top.id)
-    tx.create_term(conn, "category", "Lonely")
-    tx.set_object_terms(conn, add_post(conn), "category", [used.id])
-    found, total = tx.query_terms(conn, TermQuery(taxonomy="category", hide_empty=True))
-    assert (names(found), total) == (["Middle", "Top", "Used"], 3)
-    found, total = tx.query_terms(conn, TermQuery(taxonomy="category", hide_empty=True, parent=top.id))
-    assert (names(found), total) == (["Middle"], 1)
-    found, total = tx.query_terms(conn, TermQuery(taxonomy="category", parent=top.id))
-    assert (names(found), total) == (["Middle", "Unused"], 2)
-
-
-def test_with_descendants(conn: sa.Connection) -> None:
-    top = tx.create_term(conn, "category", "Top")
-    middle = tx.create_term(conn, "category", "Middle", parent=top.id)
-    bottom = tx.create_term(conn, "category", "Bottom", parent=middle.id)
-    other = tx.create_term(conn, "category", "Other")
-    assert tx.with_descendants(conn, [top.id]) == {top.id, middle.id, bottom.id}
-    assert tx.with_descendants(conn, [middle.id, other.id]) == {middle.id, bottom.id, other.id}
-    assert tx.with_descendants(conn, [999999]) == set()
-    assert tx.with_descendants(conn, []) == set()
-
-
-def test_find_term(conn: sa.Connection) -> None:
-    term = tx.create_term(conn, "cal_events_cat", "Open Air & Fun")
-    assert tx.find_term(conn, "cal_events_cat", "open-air-fun") == term
-    assert tx.find_term(conn, "cal_events_cat", str(term.id)) == term
-    assert tx.find_term(conn, "cal_events_cat", term.id) == term
-    assert tx.find_term(conn, "cal_events_cat", "Open Air & Fun") == term
-    assert tx.find_term(conn, "post_tag", "open-air-fun") is None
-    assert tx.find_term(conn, "cal_events_cat", " ") is None
-
-
-def test_terms_table_keeps_one_slug_per_taxonomy(conn: sa.Connection) -> None:
-    tx.create_term(conn, "post_tag", "Same")
-    count = conn.execute(sa.select(sa.func.count()).select_from(terms).where(terms.c.slug == "same")).scalar_one()
-    assert count == 1
+    default = Term(DEFAULT_CATEGORY_ID, "category", "Uncategorized", "uncategorized")
+    assert can(user("editor"), "edit_term", category) and not can(user("author"), "edit_term", category)
+    assert can(user("contributor"), "assign_term", tag) and not can(user("subscriber"), "assign_term", tag)
+    assert can(user("contributor"), "assign_post_tags") and not can(user("contributor"), "edit_post_tags")
+    assert can(user("author"), "edit_term", event_category) and not can(user("contributor"), "delete_term", event_category)
+    assert can(user("contributor"), "assign_term", event_category)
+    assert can(user("editor"), "delete_term", category)
+    assert not can(user("administrator"), "delete_term", default)
+    assert can(user("administrator"), "delete_term", default, 99)  # another default category is set
+    assert not can(user("administrator"), "edit_term", None)

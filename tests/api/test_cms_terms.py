@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from calpress.content import taxonomies as tx
+from calpress.content import terms as tx
 from calpress.store.tables import posts
 
 TERM_KEYS = ["id", "count", "description", "link", "name", "slug", "taxonomy", "parent", "meta", "_links"]
@@ -31,12 +31,12 @@ def add_post(app: Any, type_: str = "post", status: str = "publish", author: int
 
 def make_term(app: Any, taxonomy: str, name: str, **kwargs: Any) -> tx.Term:
     with app.site.write() as conn:
-        return tx.create_term(conn, taxonomy, name, **kwargs)
+        return tx.create_term(conn, app.site.registry.taxonomies[taxonomy], name, **kwargs)
 
 
 def link_terms(app: Any, object_id: int, taxonomy: str, term_ids: list[int]) -> None:
     with app.site.write() as conn:
-        tx.set_object_terms(conn, object_id, taxonomy, term_ids)
+        tx.set_object_terms(conn, app.site.registry.taxonomies[taxonomy], object_id, term_ids)
 
 
 def check_error(response: Any, status: int, code: str, message: str | None = None) -> dict[str, Any]:

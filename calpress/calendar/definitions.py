@@ -1,0 +1,175 @@
+"""The calendar's content definitions: the event, venue and organizer types, the import-record
+statuses, the event category taxonomy, tags on events, the meta keys the calendar registers for
+every type, and the trash rule that unlinks a trashed venue or organizer from its events.
+
+``register(registry)`` adds them to the app's registry after the core's
+(``calpress.app.build_registry``), as The Events Calendar registers them at ``init``; the names
+are the reference's with ``tribe`` renamed ``cal``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..content.registry import ContentRegistry
+from ..content.taxonomies import TermCaps, define_taxonomy
+from ..content.types import ContentType, Status, type_caps
+
+EVENT_TYPE = "cal_events"
+VENUE_TYPE = "cal_venue"
+ORGANIZER_TYPE = "cal_organizer"
+CATEGORY_TAXONOMY = "cal_events_cat"
+# Types the calendar registers without REST routes: import records and deleted-event markers.
+NON_REST_TYPES = ("cal-ea-record", "deleted_event")
+
+
+def _event_ids(description: str) -> dict[str, Any]:
+    return {"type": "number", "title": "", "description": description, "default": 0}
+
+
+# The meta the calendar registers with show_in_rest for every content type (the reference's
+# items show these keys in ``meta`` whatever their type), in its order.
+META: dict[str, dict[str, Any]] = {
+    "_EventAllDay": {"type": "boolean"},
+    "_EventTimezone": {"type": "string"},
+    "_EventStartDate": {"type": "string"},
+    "_EventEndDate": {"type": "string"},
+    "_EventStartDateUTC": {"type": "string"},
+    "_EventEndDateUTC": {"type": "string"},
+    "_EventShowMap": {"type": "boolean"},
+    "_EventShowMapLink": {"type": "boolean"},
+    "_EventURL": {"type": "string"},
+    "_EventCost": {"type": "string"},
+    "_EventCostDescription": {"type": "string"},
+    "_EventCurrencySymbol": {"type": "string"},
+    "_EventCurrencyCode": {"type": "string"},
+    "_EventCurrencyPosition": {"type": "string"},
+    "_EventDateTimeSeparator": {"type": "string"},
+    "_EventTimeRangeSeparator": {"type": "string"},
+    "_EventOrganizerID": {"type": "array", "single": False, "items": _event_ids("Event Organizers")},
+    "_EventVenueID": {"type": "array", "single": False, "items": _event_ids("Event Venue")},
+    "_OrganizerEmail": {"type": "string"},
+    "_OrganizerPhone": {"type": "string"},
+    "_OrganizerWebsite": {"type": "string"},
+    "_VenueAddress": {"type": "string"},
+    "_VenueCity": {"type": "string"},
+    "_VenueCountry": {"type": "string"},
+    "_VenueProvince": {"type": "string"},
+    "_VenueState": {"type": "string"},
+    "_VenueZip": {"type": "string"},
+    "_VenuePhone": {"type": "string"},
+    "_VenueURL": {"type": "string"},
+    "_VenueStateProvince": {"type": "string"},
+    "_VenueLat": {"type": "string"},
+    "_VenueLng": {"type": "string"},
+    "_VenueShowMap": {"type": "boolean"},
+    "_VenueShowMapLink": {"type": "boolean"},
+}
+
+
+def _calendar_labels(singular: str, plural: str, *, linked: bool) -> dict[str, str]:
+    """The labels the calendar gives its types; venues and organizers (``linked``) add the
+    lower-case names and have no ``view_items``."""
+    labels = {"name": plural, "singular_name": singular}
+    if linked:
+        labels["singular_name_lowercase"] = singular.lower()
+        labels["plural_name_lowercase"] = plural.lower()
+    labels.update(
+        {
+            "add_new": "Add New",
+            "add_new_item": f"Add New {singular}",
+            "edit_item": f"Edit {singular}",
+            "new_item": f"New {singular}",
+            "view_item": f"View {singular}",
+        }
+    )
+    if not linked:
+        labels["view_items"] = f"View {plural}"
+    labels.update(
+        {
+            "search_items": f"Search {plural}",
+            "not_found": f"No {plural.lower()} found",
+            "not_found_in_trash": f"No {plural.lower()} found in Trash",
+            "item_published": f"{singular} published.",
+            "item_published_privately": f"{singular} published privately.",
+            "item_reverted_to_draft": f"{singular} reverted to draft.",
+            "item_scheduled": f"{singular} scheduled.",
+            "item_updated": f"{singular} updated.",
+            "item_link": f"{singular} Link",
+            "item_link_description": f"A link to a particular {singular}.",
+        }
+    )
+    return labels
+
+
+_CAL_FEATURES = frozenset({"title", "editor", "excerpt", "thumbnail", "custom-fields", "author", "revisions"})
+
+
+def register(registry: ContentRegistry) -> None:
+    """Register the calendar's statuses, types, taxonomy, meta keys and trash rule."""
+    # The import statuses (renamed from tribe-ea-*): public but not publicly queryable, as the
+    # calendar registers them (its Aggregator Records::get_status).
+    registry.add_status(Status("cal-ea-success", "Imported", public=True, queryable=False))
+    registry.add_status(Status("cal-ea-failed", "Failed", public=True, queryable=False))
+    registry.add_status(Status("cal-ea-schedule", "Schedule", public=True, queryable=False))
+    registry.add_status(Status("cal-ea-pending", "Pending", public=True, queryable=False))
+    registry.add_status(Status("cal-ea-draft", "Draft", public=True, queryable=False))
+    registry.add_status(Status("cal-ignored", "Ignored", show_in_list=False))
+
+    registry.add_type(
+        ContentType(
+            VENUE_TYPE, "cal_venue", "Venues", "Venue", supports=_CAL_FEATURES,
+            caps=type_caps("cal_venue", "cal_venues"), permastruct="venue/%cal_venue%",
+            show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Venue", "Venues", linked=True),
+        )
+    )
+    registry.add_type(
+        ContentType(
+            ORGANIZER_TYPE, "cal_organizer", "Organizers", "Organizer", supports=_CAL_FEATURES,
+            caps=type_caps("cal_organizer", "cal_organizers"), permastruct="organizer/%cal_organizer%",
+            show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Organizer", "Organizers", linked=True),
+        )
+    )
+    registry.add_type(
+        ContentType(
+            EVENT_TYPE, "cal_events", "Events", "Event",
+            supports=_CAL_FEATURES | frozenset({"comments"}),
+            caps=type_caps("cal_event", "cal_events"), permastruct="event/%cal_events%",
+            has_archive=True, icon="dashicons-calendar", labels=_calendar_labels("Event", "Events", linked=False),
+        )
+    )
+    for name in NON_REST_TYPES:
+        registry.add_non_rest_type(name)
+
+    registry.add_taxonomy(define_taxonomy(
+        CATEGORY_TAXONOMY,
+        (EVENT_TYPE,),
+        labels={
+            "name": "Event Categories",
+            "singular_name": "Event Category",
+            "search_items": "Search Event Categories",
+            "all_items": "All Event Categories",
+            "parent_item": "Parent Event Category",
+            "parent_item_colon": "Parent Event Category:",
+            "edit_item": "Edit Event Category",
+            "update_item": "Update Event Category",
+            "add_new_item": "Add New Event Category",
+            "new_item_name": "New Event Category Name",
+            "item_link": "Event Category Link",
+            "item_link_description": "A link to a particular Event category.",
+        },
+        hierarchical=True,
+        # Authors publish events, so they may manage event categories; assigning needs edit rights.
+        caps=TermCaps("publish_cal_events", "publish_cal_events", "publish_cal_events", "edit_cal_events"),
+        show_in_rest=True,
+        rewrite_slug="events/category",
+        rewrite_hierarchical=True,
+    ))
+    # The calendar classifies events with the core's tags too.
+    registry.attach_taxonomy("post_tag", EVENT_TYPE)
+    for name, registration in META.items():
+        registry.add_meta(name, registration)
+
+    from .events import unlink_trashed  # the event service builds on these definitions
+
+    registry.on_trash(unlink_trashed)

@@ -1,0 +1,77 @@
+"""The one call every write of stored content goes through: ``record(conn, kind, action, *ids)``.
+
+Items, terms, comments, users and options record each write here, inside the write's own
+transaction. Today a record does two things:
+
+* it bumps the ``content`` counter, by which every worker keys its answer cache and its cached
+  listing totals: the bump commits with the write, so a write made by any process is seen by
+  all of them at once (reading the counter is one primary-key lookup);
+* it remembers the change on the transaction's connection; ``Site.write()`` hands the changes
+  of a committed transaction to the site's listeners (the options cache listens today; webhooks
+  will hang here later).
+
+Nothing else bumps the counter, and nothing writes content without recording it: a test greps
+for stray counter updates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sqlalchemy as sa
+
+from .fast import FastQuery
+from .tables import counters
+
+Kind = Literal["item", "term", "comment", "user", "option"]
+KINDS: tuple[Kind, ...] = ("item", "term", "comment", "user", "option")
+
+# The counter every content write bumps (its row is created by the first migration).
+CONTENT_GENERATION = "content"
+# Where the changes of the connection's current transaction wait for Site.write() to take them.
+_PENDING = "calpress_changes"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One recorded write: what kind of record, what happened to it, and which ones (ids, or
+    names for options)."""
+
+    kind: Kind
+    action: str
+    ids: tuple[int | str, ...] = ()
+
+
+def record(conn: sa.Connection, kind: Kind, action: str, *ids: int | str) -> None:
+    """Record a write of ``kind`` (``create``, ``update``, ``trash``, ``delete``, ``publish``...)
+    in the caller's transaction."""
+    _bump(conn, CONTENT_GENERATION)
+    conn.info.setdefault(_PENDING, []).append(Change(kind, action, tuple(ids)))
+
+
+def take(conn: sa.Connection) -> list[Change]:
+    """The changes recorded on ``conn`` since the last ``take`` (and forget them): the pooled
+    connection outlives the transaction, so its writer takes them when the transaction ends."""
+    return conn.info.pop(_PENDING, [])
+
+
+def _bump(conn: sa.Connection, name: str) -> None:
+    changed = conn.execute(sa.update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)).rowcount
+    if not changed:
+        conn.execute(sa.insert(counters).values(name=name, value=1))
+
+
+def read_generation(conn: sa.Connection) -> int:
+    """The content counter's current value."""
+    value = conn.execute(sa.select(counters.c.value).where(counters.c.name == CONTENT_GENERATION)).scalar()
+    return int(value or 0)
+
+
+# The same read compiled once, for the hot path: ``Site.query(GENERATION_QUERY)`` runs it on the
+# thread's own connection; ``generation_from`` reads the value out of its rows.
+GENERATION_QUERY = FastQuery(sa.select(counters.c.value).where(counters.c.name == CONTENT_GENERATION))
+
+
+def generation_from(rows: list[Any]) -> int:
+    return int(rows[0][0]) if rows else 0

@@ -1,6 +1,7 @@
 """Calendar benchmark (issue 3): cal/events/v1 against the bare Falcon baseline, in one run.
 
     .venv/bin/python bench/cal_events.py [--duration 5] [--rounds 3] [--large 100000] [--database-url URL]
+    .venv/bin/python bench/cal_events.py --before REF [--tolerance 0.95] [--json results.json]
 
 Measures, each as a median of alternating rounds against the baseline's requests/s:
 - GET /cal/events/v1/events?per_page=10 (venue, organizers, terms embedded) with 1,000 events;
@@ -9,18 +10,27 @@ Measures, each as a median of alternating rounds against the baseline's requests
   1,000-event rate;
 and reports `seed-demo --events <large>` wall time and peak resident memory, and the resident
 memory of the server worker after serving the large listing.
+
+With --before REF, that git revision's code is exported and measured too ("before") next to the
+working tree ("after"), each seeded alike (same seed-demo steps, same --seed) into its own data
+folder (or PostgreSQL schema); the table adds each target's after/before, the median over rounds
+of after req/s / before req/s within the same round (see bench/run.py). Goals are checked on the
+after side; the exit code is also non-zero when any after/before is below --tolerance. Seed time
+and memory are shown for both sides, for information.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path
 
 import httpx
@@ -28,13 +38,23 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
     BASELINE,
-    Result,
+    BEFORE,
+    TOLERANCE,
+    Measure,
+    Round,
+    Side,
+    Table,
+    code_under_test,
+    compared_summary,
     free_port,
-    run_python,
-    run_wrk,
-    shutil,
+    goal_verdict,
+    load_generator,
+    measure_rounds,
+    report_after_before,
+    running,
+    side_figures,
     start_baseline,
-    start_calpress,
+    stop,
     wait_ready,
 )
 
@@ -46,20 +66,23 @@ LARGE_SHARE = 0.80
 SEED_SECONDS = 120
 SEED_MB = 300
 WORKER_MB = 150
+SMALL_NAME = "GET /cal/events/v1/events?per_page=10 (1k events)"
 
 
-def seed(data_dir: str, database_url: str | None, count: int) -> tuple[float, float]:
-    """Run seed-demo in a child process: (seconds, peak resident MB of that child)."""
-    env = {**os.environ, "CALPRESS_DATA_DIR": data_dir}
-    if database_url:
-        env["CALPRESS_DATABASE_URL"] = database_url
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def seed(side: Side, count: int, seed_value: int) -> tuple[float, float]:
+    """Run seed-demo with the side's code and data in a child process: (seconds, peak resident MB
+    of that child, as wait4 reports it for this child alone)."""
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "calpress", "seed-demo", "--events", str(count), "--quiet"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "calpress", "seed-demo", "--events", str(count), "--seed", str(seed_value), "--quiet"],
+        env=side.env(), cwd=side.source, stdout=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
     seconds = time.monotonic() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"seed-demo --events {count} ({side.label}) exited with {process.returncode}")
+    return seconds, usage.ru_maxrss / 1024
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -80,38 +103,26 @@ def tree_rss_mb(pid: int) -> float:
     return largest
 
 
-def measure_site(measure, data_dir: str, database_url: str | None, baseline_url: str, names: dict[str, str],
-                 rounds: int, duration: int, connections: int) -> tuple[dict[str, list[float]], dict[str, list[Result]], float]:
-    port = free_port()
-    process, _ = start_calpress(port, data_dir, database_url)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        wait_ready(base + "/wp-json/", process)
-        listing = httpx.get(base + "/wp-json/cal/events/v1/events?per_page=10").json()
-        if not listing.get("events"):
-            raise SystemExit(f"the listing is empty: {str(listing)[:200]}")
-        event_id = listing["events"][0]["id"]
-        urls = {name: base + path.replace("{id}", str(event_id)) for name, path in names.items()}
-        for name, url in urls.items():
-            status = httpx.get(url).status_code
-            if status != 200:
-                raise SystemExit(f"{name} answered {status}")
-        ratios: dict[str, list[float]] = {name: [] for name in urls}
-        results: dict[str, list[Result]] = {name: [] for name in [BASELINE, *urls]}
-        for _ in range(rounds):
-            baseline = measure(BASELINE, baseline_url, {}, duration, connections)
-            results[BASELINE].append(baseline)
-            for name, url in urls.items():
-                result = measure(name, url, {}, duration, connections)
-                results[name].append(result)
-                ratios[name].append(result.requests_per_second / baseline.requests_per_second)
-        return ratios, results, tree_rss_mb(process.pid)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+def measure_site(measure: Measure, sides: Sequence[Side], baseline_url: str, names: dict[str, str],
+                 rounds: int, duration: int, connections: int) -> tuple[list[Round], dict[str, float]]:
+    """Serve the sides' data, measure rounds of the baseline and every target on every side: (rounds,
+    each side's worker resident MB afterwards)."""
+    with running(sides) as servers:
+        targets: dict[str, dict[str, tuple[str, dict[str, str]]]] = {}
+        for side in sides:
+            base = servers[side.label].base + "/wp-json"
+            listing = httpx.get(base + "/cal/events/v1/events?per_page=10").json()
+            if not listing.get("events"):
+                raise SystemExit(f"the listing is empty ({side.label}): {str(listing)[:200]}")
+            event_id = listing["events"][0]["id"]
+            for name, path in names.items():
+                url = base + path.replace("{id}", str(event_id))
+                status = httpx.get(url).status_code
+                if status != 200:
+                    raise SystemExit(f"{name} answered {status} ({side.label})")
+                targets.setdefault(name, {})[side.label] = (url, {})
+        measured = measure_rounds(measure, baseline_url, targets, rounds, duration, connections)
+        return measured, {label: tree_rss_mb(server.process.pid) for label, server in servers.items()}
 
 
 def main() -> int:
@@ -121,70 +132,95 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--small", type=int, default=1000)
     parser.add_argument("--large", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1, help="seed-demo's random seed (the same for every side)")
     parser.add_argument("--database-url", default=None, help="PostgreSQL URL (small and large runs each reset nothing: "
-                                                             "give an empty database)")
+                                                             "give an empty database; with --before, one new schema per side)")
     parser.add_argument("--client", choices=("auto", "wrk", "python"), default="auto")
+    parser.add_argument("--before", metavar="REF", default=None,
+                        help="also measure this git revision's code and report each target's after/before ratio")
+    parser.add_argument("--tolerance", type=float, default=TOLERANCE,
+                        help=f"with --before: lowest accepted after/before median (default {TOLERANCE})")
+    parser.add_argument("--json", default=None, help="also write the results to this file")
     args = parser.parse_args()
-    use_wrk = args.client == "wrk" or (args.client == "auto" and shutil.which("wrk"))
-    measure = run_wrk if use_wrk else run_python
+    measure, use_wrk = load_generator(args.client)
     print(f"load generator: {'wrk' if use_wrk else 'python'}; {args.duration}s x {args.rounds} rounds, "
           f"{args.connections} connections, one worker each")
-    baseline_port = free_port()
-    baseline = start_baseline(baseline_port)
-    failed = False
-    try:
+    small_names = {
+        SMALL_NAME: "/cal/events/v1/events?per_page=10",
+        "GET /cal/events/v1/events/{id} (1k events)": "/cal/events/v1/events/{id}",
+    }
+    large_name = f"GET /cal/events/v1/events?per_page=10 ({args.large // 1000}k events)"
+    with ExitStack() as stack:
+        baseline_port = free_port()
+        baseline = start_baseline(baseline_port)
+        stack.callback(stop, baseline)
         baseline_url = f"http://127.0.0.1:{baseline_port}/things/1"
         wait_ready(baseline_url, baseline)
-        with tempfile.TemporaryDirectory(prefix="calpress-bench-small-") as small_dir, \
-                tempfile.TemporaryDirectory(prefix="calpress-bench-large-") as large_dir:
-            small_seconds, _ = seed(small_dir, args.database_url, args.small)
-            names = {
-                "GET /cal/events/v1/events?per_page=10 (1k events)": "/wp-json/cal/events/v1/events?per_page=10",
-                "GET /cal/events/v1/events/{id} (1k events)": "/wp-json/cal/events/v1/events/{id}",
-            }
-            small_ratios, small_results, _ = measure_site(measure, small_dir, args.database_url, baseline_url, names,
-                                                          args.rounds, args.duration, args.connections)
-            if args.database_url:
-                print("note: with --database-url the large run adds to the same database")
-            large_seconds, large_peak = seed(large_dir, args.database_url, args.large - (args.small if args.database_url else 0))
-            large_name = f"GET /cal/events/v1/events?per_page=10 ({args.large // 1000}k events)"
-            large_ratios, large_results, worker_mb = measure_site(
-                measure, large_dir, args.database_url, baseline_url, {large_name: "/wp-json/cal/events/v1/events?per_page=10"},
-                args.rounds, args.duration, args.connections,
-            )
-    finally:
-        baseline.terminate()
-        baseline.wait(timeout=10)
+        code = stack.enter_context(code_under_test(args.before, args.database_url))
+        small_sides, large_sides = code.sides(stack, "small"), code.sides(stack, "large")
+        small_seed = {side.label: seed(side, args.small, args.seed) for side in small_sides}
+        small_rounds, _ = measure_site(measure, small_sides, baseline_url, small_names, args.rounds, args.duration, args.connections)
+        if args.database_url:
+            print("note: with --database-url the large run adds to the same database")
+        large_count = args.large - (args.small if args.database_url else 0)
+        large_seed = {side.label: seed(side, large_count, args.seed) for side in large_sides}
+        large_rounds, worker_mb = measure_site(measure, large_sides, baseline_url, {large_name: "/cal/events/v1/events?per_page=10"},
+                                               args.rounds, args.duration, args.connections)
 
-    print(f"\n{'target (medians)':<52} {'req/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>7}  goal")
-    base_rps = statistics.median(r.requests_per_second for r in small_results[BASELINE] + large_results[BASELINE])
-    print(f"{BASELINE:<52} {base_rps:>9.0f}")
-    rates: dict[str, float] = {}
-    for ratios, results in ((small_ratios, small_results), (large_ratios, large_results)):
-        for name, values in ratios.items():
-            ratio = statistics.median(values)
-            rps = statistics.median(r.requests_per_second for r in results[name])
-            rates[name] = rps
+    # Goals are checked on the after side (the only side of a plain run); a --before run shows both.
+    compared = code.ref is not None
+    labels = [side.label for side in small_sides]
+    after_label = labels[-1]
+    table = Table(52, 9, 7, errors=False, sides=compared)
+    print("\n" + table.heading("target (medians)"))
+    base_rps = statistics.median(r.baseline.requests_per_second for r in small_rounds + large_rounds)
+    print(f"{BASELINE:<52}{' ' * 7 if compared else ''} {base_rps:>9.0f}")
+    failed = False
+    slower: list[str] = []
+    summary: list[dict] = []
+    ratio_of: dict[tuple[str, str], float] = {}  # (target, side label) -> median ratio to the baseline
+    for rounds in (small_rounds, large_rounds):
+        for name in rounds[0].results:
             goal = TARGETS.get(name)
-            verdict = "" if goal is None else (f">= {goal:.0%} ok" if ratio >= goal else f">= {goal:.0%} MISSED")
-            failed |= goal is not None and ratio < goal
-            p50 = statistics.median(r.p50_ms for r in results[name])
-            p99 = statistics.median(r.p99_ms for r in results[name])
-            print(f"{name:<52} {rps:>9.0f} {p50:>7.2f} {p99:>7.2f} {ratio:>6.1%}  {verdict}")
-    small_name = "GET /cal/events/v1/events?per_page=10 (1k events)"
-    share = statistics.median(large_ratios[large_name]) / statistics.median(small_ratios[small_name])
-    failed |= share < LARGE_SHARE
-    print(f"\nlisting with {args.large:,} events vs {args.small:,}: {share:.1%} of the rate "
-          f"(goal >= {LARGE_SHARE:.0%}) {'ok' if share >= LARGE_SHARE else 'MISSED'}")
-    print(f"seed-demo --events {args.small:,}: {small_seconds:.1f}s")
+            if compared:
+                before, after, ratios = table.compare(rounds, name, goal, args.tolerance)
+                ratio_of[name, BEFORE] = before.ratio
+                if statistics.median(ratios) < args.tolerance:
+                    slower.append(name)
+                summary.append(compared_summary(name, before, after, ratios, code.ref, code.commit))
+            else:
+                after = side_figures(rounds, name, after_label)
+                print(table.row(name, after, verdict=goal_verdict(goal, after.ratio)))
+                summary.append({"name": name, **asdict(after)})
+            ratio_of[name, after_label] = after.ratio
+            failed |= goal is not None and after.ratio < goal
+
+    def each(values: dict[str, float], form: str) -> str:
+        return ", ".join(f"{label} {form.format(values[label])}" for label in labels) if compared else form.format(values[after_label])
+
+    shares = {label: ratio_of[large_name, label] / ratio_of[SMALL_NAME, label] for label in labels}
+    share_ok = shares[after_label] >= LARGE_SHARE
+    failed |= not share_ok
+    print(f"\nlisting with {args.large:,} events vs {args.small:,}: {each(shares, '{:.1%}')} of the rate "
+          f"(goal >= {LARGE_SHARE:.0%}) {'ok' if share_ok else 'MISSED'}")
+    print(f"seed-demo --events {args.small:,}: {each({k: v[0] for k, v in small_seed.items()}, '{:.1f}s')}")
+    large_seconds, large_peak = large_seed[after_label]
     seed_ok = large_seconds < SEED_SECONDS and large_peak < SEED_MB
     failed |= not seed_ok
-    print(f"seed-demo --events {args.large:,}: {large_seconds:.1f}s (goal < {SEED_SECONDS}s), peak {large_peak:.0f} MB "
-          f"(goal < {SEED_MB} MB) {'ok' if seed_ok else 'MISSED'}")
-    failed |= worker_mb >= WORKER_MB
-    print(f"server worker resident memory after the {args.large:,}-event listing: {worker_mb:.0f} MB "
-          f"(goal < {WORKER_MB} MB) {'ok' if worker_mb < WORKER_MB else 'MISSED'}")
-    return 1 if failed else 0
+    print(f"seed-demo --events {args.large:,}: {each({k: v[0] for k, v in large_seed.items()}, '{:.1f}s')} (goal < {SEED_SECONDS}s), "
+          f"peak {each({k: v[1] for k, v in large_seed.items()}, '{:.0f} MB')} (goal < {SEED_MB} MB) {'ok' if seed_ok else 'MISSED'}")
+    worker_ok = worker_mb[after_label] < WORKER_MB
+    failed |= not worker_ok
+    print(f"server worker resident memory after the {args.large:,}-event listing: {each(worker_mb, '{:.0f} MB')} "
+          f"(goal < {WORKER_MB} MB) {'ok' if worker_ok else 'MISSED'}")
+    if compared:
+        report_after_before(slower, code.ref, args.tolerance)
+    if args.json:
+        sides = {label: {"large_share": shares[label], "seed_small_seconds": small_seed[label][0],
+                         "seed_large_seconds": large_seed[label][0], "seed_large_peak_mb": large_seed[label][1],
+                         "worker_mb": worker_mb[label]} for label in labels}
+        Path(args.json).write_text(json.dumps({"baseline_requests_per_second": base_rps, "targets": summary, "sides": sides}, indent=2))
+    return 1 if failed or slower else 0
 
 
 if __name__ == "__main__":

@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import sqlalchemy as sa
-
 from ..auth import users as user_store
 from ..auth.roles import ROLE_CAPS
 from ..auth.users import User, UserError
@@ -22,8 +20,6 @@ from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
 from ..rest.server import pagination_headers, rest_url
-from ..store.tables import posts as posts_table
-from ..store.tables import users as users_table
 from . import Api
 
 NAMESPACE = "cms/v2"
@@ -166,14 +162,6 @@ def avatar_urls(email: str) -> dict[str, str]:
     return {str(size): f"https://secure.gravatar.com/avatar/{digest}?s={size}&d=mm&r=g" for size in AVATAR_SIZES}
 
 
-def _has_published(types: tuple[str, ...] | list[str]) -> Any:
-    return sa.exists().where(
-        posts_table.c.author == users_table.c.id,
-        posts_table.c.status == "publish",
-        posts_table.c.type.in_(list(types)),
-    )
-
-
 def register(api: Api) -> None:
     site = api.site
 
@@ -201,12 +189,7 @@ def register(api: Api) -> None:
         key = ("user_published", user.id)
         if key not in request.cache:
             with site.read() as conn:
-                stmt = sa.select(posts_table.c.id).where(
-                    posts_table.c.author == user.id,
-                    posts_table.c.status == "publish",
-                    posts_table.c.type.in_(REST_AUTHOR_TYPES),
-                )
-                request.cache[key] = conn.execute(stmt.limit(1)).first() is not None
+                request.cache[key] = user_store.has_published(conn, user.id, REST_AUTHOR_TYPES)
         return request.cache[key]
 
     def prepare(request: RestRequest, user: User) -> dict[str, Any]:
@@ -272,45 +255,34 @@ def register(api: Api) -> None:
         current = request.user
         can_list = current.can("list_users")
         per_page = int(params["per_page"])
-        conditions: list[Any] = []
-        if params.get("include"):
-            conditions.append(users_table.c.id.in_(params["include"]))
-        if params.get("exclude"):
-            conditions.append(users_table.c.id.notin_(params["exclude"]))
-        if params.get("slug"):
-            conditions.append(users_table.c.nicename.in_(params["slug"]))
+        query = user_store.UserQuery(
+            include=params.get("include") or (),
+            exclude=params.get("exclude") or (),
+            slugs=params.get("slug") or (),
+            roles=params.get("roles") or (),
+            capabilities=params.get("capabilities") or (),
+            orderby=params.get("orderby") or "name",
+            order=params.get("order") or "asc",
+            page=int(params["page"]),
+            per_page=per_page,
+        )
         published = params.get("has_published_posts")
         if published:
-            conditions.append(_has_published(REST_AUTHOR_TYPES if published is True else list(published)))
+            query.published_in = REST_AUTHOR_TYPES if published is True else list(published)
         elif params.get("who") == "authors":
-            conditions.append(_has_published(REST_AUTHOR_TYPES) | users_table.c.roles.isnot(None))
+            query.authors_or_roles, query.author_types = True, REST_AUTHOR_TYPES
         elif not can_list:
-            conditions.append(_has_published(REST_AUTHOR_TYPES))
+            query.published_in = REST_AUTHOR_TYPES
         search = params.get("search")
         if search:
-            columns = {"id": users_table.c.id, "username": users_table.c.login, "slug": users_table.c.nicename, "email": users_table.c.email, "name": users_table.c.display_name}
             allowed = ["id", "username", "slug", "name"] + (["email"] if can_list else [])
-            chosen = [c for c in params.get("search_columns") or [] if c in allowed] or allowed
-            pattern = f"%{_escape_like(search)}%"
-            conditions.append(
-                sa.or_(*[sa.cast(columns[c], sa.String).ilike(pattern, escape="\\") for c in chosen])
-            )
-        role_filter = params.get("roles")
-        cap_filter = params.get("capabilities")
-        stmt = sa.select(users_table).where(*conditions)
-        with site.read() as conn:
-            rows = conn.execute(stmt).all()
-        found = [user_store.user_from_row(row) for row in rows]
-        if role_filter:
-            wanted = set(role_filter)
-            found = [u for u in found if wanted.intersection(u.roles)]
-        if cap_filter:
-            found = [u for u in found if any(u.has_cap(cap) for cap in cap_filter)]
-        found = _sort_users(found, params)
-        total = len(found)
+            query.search = search
+            query.search_columns = [c for c in params.get("search_columns") or [] if c in allowed] or allowed
         offset = params.get("offset")
         start = int(offset) if offset else (int(params["page"]) - 1) * per_page
-        page_users = found[start : start + per_page]
+        query.offset = start
+        with site.read() as conn:
+            page_users, total = user_store.query_users(conn, query, role_caps=ROLE_CAPS)
         items: list[Any] = []
         if request.method != "HEAD":
             for user in page_users:
@@ -563,29 +535,3 @@ def _meta_values(meta: Any) -> dict[str, Any]:
     if isinstance(meta.get("persisted_preferences"), dict):
         values["persisted_preferences"] = meta["persisted_preferences"]
     return values
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _sort_users(found: list[User], params: dict[str, Any]) -> list[User]:
-    orderby = params.get("orderby") or "name"
-    descending = params.get("order") == "desc"
-    if orderby == "include" and params.get("include"):
-        position = {uid: i for i, uid in enumerate(params["include"])}
-        return sorted(found, key=lambda u: position.get(u.id, len(position)), reverse=descending)
-    if orderby == "include_slugs" and params.get("slug"):
-        position = {slug: i for i, slug in enumerate(params["slug"])}
-        return sorted(found, key=lambda u: position.get(u.nicename, len(position)), reverse=descending)
-    keys = {
-        "id": lambda u: u.id,
-        "name": lambda u: (u.display_name.lower(), u.id),
-        "registered_date": lambda u: (u.registered_utc, u.id),
-        "slug": lambda u: (u.nicename, u.id),
-        "email": lambda u: (u.email.lower(), u.id),
-        "url": lambda u: (u.url, u.id),
-        "include": lambda u: u.id,
-        "include_slugs": lambda u: u.id,
-    }
-    return sorted(found, key=keys.get(orderby, keys["name"]), reverse=descending)

@@ -283,6 +283,10 @@ def register(api: Api) -> None:
         query.offset = start
         with site.read() as conn:
             page_users, total = user_store.query_users(conn, query, role_caps=ROLE_CAPS)
+        for user in page_users:
+            # The self links' target hints check each user's permissions through target():
+            # they find the user here instead of reading it again, one statement per user.
+            request.cache.setdefault(("user", user.id), user)
         items: list[Any] = []
         if request.method != "HEAD":
             for user in page_users:

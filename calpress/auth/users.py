@@ -230,8 +230,9 @@ class UserQuery:
     searched as text). ``roles`` and ``capabilities`` match users with any of those given.
     ``published_in``: only users with a published item of one of these content types (None: no
     such filter; an empty sequence matches nobody). ``authors_or_roles`` (``who=authors``): users
-    with a published item of one of ``author_types``, or whose ``roles`` column is set (see
-    ``query_users``). ``offset``, when not None, replaces the ``page`` arithmetic; ``per_page``
+    with a published item of one of ``author_types``, or whose ``roles`` column is not NULL, the
+    rule of the Python filter this replaced; the column is NOT NULL, so today every user passes,
+    one with an empty role list included. ``offset``, when not None, replaces the ``page`` arithmetic; ``per_page``
     below 0 lists every match unpaged.
     """
 
@@ -257,10 +258,10 @@ def escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _published(types: Sequence[str], author: Any = users_table.c.id) -> Any:
-    """Whether ``author`` has a published item of one of ``types`` (correlated to the users row)."""
+def _published(types: Sequence[str]) -> Any:
+    """Whether the user has a published item of one of ``types`` (correlated to the users row)."""
     return sa.exists().where(
-        posts_table.c.author == author,
+        posts_table.c.author == users_table.c.id,
         posts_table.c.status == "publish",
         posts_table.c.type.in_(list(types)),
     )
@@ -345,8 +346,7 @@ def _conditions(conn: sa.Connection, query: UserQuery, role_caps: Mapping[str, S
     if query.published_in is not None:
         conditions.append(_published(query.published_in))
     if query.authors_or_roles:
-        # The rule of the Python filter this replaced: published content, or a roles value at
-        # all. The column is NOT NULL, so every user passes (an empty role list included).
+        # The old rule as it was (see UserQuery): it admits every user.
         conditions.append(sa.or_(_published(query.author_types), users.roles.isnot(None)))
     if query.search:
         unknown = [c for c in query.search_columns if c not in _SEARCHED]

@@ -124,6 +124,10 @@ def create_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
     )
 
 
+def _python_lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
 def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict[str, Any]) -> sa.Engine:
     database = parsed.database or ""
     in_memory = database in ("", ":memory:") or parsed.query.get("mode") == "memory"
@@ -153,6 +157,9 @@ def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()
+        # SQLite's lower() folds ASCII only; sorts that must follow Python's str.lower (and so
+        # PostgreSQL's lower() under a UTF-8 ctype) use this one.
+        dbapi_connection.create_function("calpress_lower", 1, _python_lower, deterministic=True)
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(conn: sa.Connection) -> None:

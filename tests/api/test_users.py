@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from calpress.store.changes import record as record_change
 from calpress.store.tables import posts
+from calpress.store.tables import users as users_table
 
 VIEW_KEYS = ["id", "name", "url", "description", "link", "slug", "avatar_urls", "meta", "_links"]
 EDIT_KEYS = [
@@ -207,3 +208,84 @@ def test_delete_user(client, accounts, admin, app):
     with app.site.read() as conn:
         authors = conn.execute(sa.select(posts.c.author)).scalars().all()
     assert authors == [admin.id]
+
+
+# -- listing many users (filtered, sorted and paged in SQL) ---------------------------------------
+
+
+def add_users(app, count, start=0, registered=None):
+    """``count`` more users (subscribers) straight into the table; ``registered(i)`` dates them."""
+    now = dt.datetime(2026, 1, 1, 12, 0)
+    with app.site.write() as conn:
+        for i in range(start, start + count):
+            conn.execute(
+                sa.insert(users_table).values(
+                    login=f"member{i:03}", email=f"{'Mb' if i % 3 else 'ma'}{i % 7}.{i:03}@example.test",
+                    display_name=f"Member {i % 4}", nicename=f"member{i:03}",
+                    registered_utc=registered(i) if registered else now, roles=["subscriber"],
+                )
+            )
+        record_change(conn, "user", "create")
+
+
+def test_admin_pages_through_many_users(client, app, accounts, admin):
+    add_users(app, 20)
+    everyone = client.get("/cms/v2/users", params={"per_page": 100, "orderby": "id"}, user=admin).json
+    ids = [u["id"] for u in everyone]
+    assert len(ids) == 25 and ids == sorted(ids)
+    response = client.get("/cms/v2/users", params={"per_page": 10, "page": 3, "orderby": "id"}, user=admin)
+    assert response.status_code == 200
+    assert [u["id"] for u in response.json] == ids[20:]
+    assert response.headers["x-wp-total"] == "25"
+    assert response.headers["x-wp-totalpages"] == "3"
+    assert 'rel="prev"' in response.headers["link"] and "page=2" in response.headers["link"]
+    assert 'rel="next"' not in response.headers["link"]
+    second = client.get("/cms/v2/users", params={"per_page": 10, "page": 2, "orderby": "id", "order": "desc"}, user=admin)
+    assert [u["id"] for u in second.json] == ids[::-1][10:20]
+    assert 'rel="prev"' in second.headers["link"] and 'rel="next"' in second.headers["link"]
+    offset = client.get("/cms/v2/users", params={"per_page": 10, "offset": 22, "orderby": "id"}, user=admin)
+    assert [u["id"] for u in offset.json] == ids[22:]
+    assert offset.headers["x-wp-total"] == "25" and 'rel="next"' not in offset.headers["link"]
+    head = client.request("HEAD", "/cms/v2/users", params={"per_page": 10, "page": 3}, user=admin)
+    assert head.status_code == 200 and head.text == ""
+    assert head.headers["x-wp-total"] == "25" and head.headers["x-wp-totalpages"] == "3"
+    # Anonymous requesters page through published authors only.
+    for account in list(accounts.values())[:3]:
+        publish_post(app, account.id)
+    public = client.get("/cms/v2/users", params={"per_page": 2, "page": 2})
+    assert len(public.json) == 1 and public.headers["x-wp-total"] == "3"
+
+
+def test_admin_orders_by_email_and_registered_date(client, app, accounts, admin):
+    day = dt.datetime(2025, 6, 1, 8, 0)
+    add_users(app, 20, registered=lambda i: day + dt.timedelta(days=i % 5))  # ties, broken by id
+    listed = client.get("/cms/v2/users", params={"per_page": 100, "context": "edit"}, user=admin).json
+    assert len(listed) == 25
+    by_email = sorted(listed, key=lambda u: (u["email"].lower(), u["id"]))
+    by_date = sorted(listed, key=lambda u: (u["registered_date"], u["id"]))
+    for orderby, expected in (("email", by_email), ("registered_date", by_date)):
+        for order, ordered in (("asc", expected), ("desc", expected[::-1])):
+            params = {"per_page": 10, "orderby": orderby, "order": order}
+            pages = [client.get("/cms/v2/users", params={**params, "page": page}, user=admin) for page in (1, 2, 3)]
+            assert [u["id"] for page in pages for u in page.json] == [u["id"] for u in ordered], (orderby, order)
+            assert {page.headers["x-wp-total"] for page in pages} == {"25"}
+    # "Ma..." and "mb..." interleave by their lower-cased form, not upper case first.
+    assert [u["email"][:2].lower() for u in by_email] == sorted(u["email"][:2].lower() for u in by_email)
+
+
+def test_listing_users_costs_the_same_statements_for_5_or_120_users(client, app, admin, accounts):
+    from content_support import statement_counter
+
+    params = {"per_page": 100, "context": "edit", "orderby": "email", "search": "m", "roles": "subscriber,administrator"}
+    client.get("/cms/v2/users/me", user=admin)  # the once-a-while work (password last used ...) out of the way
+    costs = []
+    for total, more in ((5, 0), (120, 115)):
+        add_users(app, more)
+        with statement_counter(app) as statements:
+            response = client.get("/cms/v2/users", params=params, user=admin)
+        assert response.status_code == 200
+        assert response.headers["x-wp-total"] == str(total - 3)  # the editor, author and contributor have no "m"
+        assert len(response.json) == min(total - 3, 100)
+        costs.append(statements)
+    assert costs[0] == costs[1]
+    assert sum("count(*) OVER ()" in statement for statement in costs[1]) == 1

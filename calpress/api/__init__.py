@@ -1,60 +1,60 @@
-"""The REST routes, one module per namespace; each module's ``register(api)`` adds its routes."""
+"""The REST routes: one module per namespace (or per resource of one), each with a
+``routes(api)`` function returning its routes, and the one table below that lists the modules.
+
+The order of ``MODULES`` is the order of the route index (``GET /``), which follows the order in
+which the reference registers its routes; ``NAMESPACES`` names each namespace on the wire.
+"""
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from ..rest.index import RouteIndex
 from ..rest.registry import Registry
 from ..site import Site
-
-# The namespaces of the site description, in the order the reference registers them (decision 2).
-NAMESPACES = (
-    "oembed/1.0",
-    "cal/event-aggregator/v1",
-    "cal/events/v1",
-    "cal/views/v2",
-    "cms/v2",
-    "cms-site-health/v1",
+from . import (
+    cal_events,
+    cal_terms,
+    cms_app_passwords,
+    cms_comments,
+    cms_content,
+    cms_search,
+    cms_site,
+    cms_terms,
+    cms_users,
+    root,
 )
+from .base import Api
 
+# Namespace keys (what routes name) and their names on the wire, in the order the site
+# description lists them (decision 2). Real-name aliases (wp/v2, tribe/events/v1) would be a
+# second wire name per key here.
+NAMESPACES: dict[str, str] = {
+    "oembed": "oembed/1.0",
+    "cal-aggregator": "cal/event-aggregator/v1",
+    "cal": "cal/events/v1",
+    "cal-views": "cal/views/v2",
+    "cms": "cms/v2",
+    "site-health": "cms-site-health/v1",
+}
 
-@dataclass
-class Api:
-    """What route modules register into and read from."""
-
-    site: Site
-    registry: Registry
-    index: RouteIndex
+# The modules whose routes the service answers, in route-index order.
+MODULES = (
+    root,
+    cal_events,
+    cal_terms,
+    cms_content,
+    cms_site,
+    cms_users,
+    cms_comments,
+    cms_app_passwords,
+    cms_terms,
+    cms_search,
+)
 
 
 def build_api(site: Site) -> Api:
     """The registry with every route of the service."""
-    from . import (
-        cal_events,
-        cal_terms,
-        cms_app_passwords,
-        cms_comments,
-        cms_content,
-        cms_search,
-        cms_site,
-        cms_terms,
-        cms_users,
-        root,
-    )
-
-    registry = Registry()
+    registry = Registry(NAMESPACES)
     api = Api(site=site, registry=registry, index=RouteIndex(registry))
-    root.register(api)
-    for name in NAMESPACES:
-        registry.namespace(name)
-    cal_events.register(api)
-    cal_terms.register(api)
-    cms_content.register(api)
-    cms_site.register(api)
-    cms_users.register(api)
-    cms_comments.register(api)
-    cms_app_passwords.register(api)
-    cms_terms.register(api)
-    cms_search.register(api)
+    for module in MODULES:
+        registry.add_all(module.routes(api))
     return api

@@ -7,15 +7,13 @@ section 2 of the spec.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
-from . import Api
+from .base import Api
 
-NAMESPACE = "cal/events/v1"
-_PARAM = re.compile(r"\(\?P<(\w+)>[^)]*\)")
+NAMESPACE = "cal"  # the key of cal/events/v1 in the namespace table
 _SCALARS = ("integer", "number", "string", "boolean")
 
 
@@ -214,7 +212,7 @@ def _schema_of(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _parameters(route: Route, endpoint: Endpoint, location: str) -> list[dict[str, Any]]:
-    in_path = set(_PARAM.findall(route.pattern))
+    in_path = set(route.params)
     found = []
     for name, spec in endpoint.args.items():
         entry: dict[str, Any] = {
@@ -232,14 +230,13 @@ def _parameters(route: Route, endpoint: Endpoint, location: str) -> list[dict[st
 
 
 def document(api: Api, request: RestRequest) -> dict[str, Any]:
-    base = f"{request.base_url}/{NAMESPACE}/"
+    base = request.url_for(f"{NAMESPACE}.index", slash=True)
     paths: dict[str, Any] = {}
-    prefix = f"/{NAMESPACE}"
-    for route in api.registry.routes_of(NAMESPACE):
-        path = route.pattern[len(prefix):]
-        if not path:
-            continue
-        key = _PARAM.sub(lambda m: "{" + m.group(1) + "}", path)
+    namespace = api.registry.wire_name(NAMESPACE)
+    for route in api.registry.routes_of(namespace):
+        if not route.path:
+            continue  # the namespace's own index
+        key = route.template[len(namespace) + 1 :]
         resource = key.strip("/").split("/")[0]
         single = "{" in key
         operations: dict[str, Any] = {}

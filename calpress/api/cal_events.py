@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from ..auth import users as user_store
 from ..calendar import events as cal
@@ -23,13 +23,13 @@ from ..content import permissions
 from ..content import terms as term_store
 from ..content.items import Context, Item
 from ..rest.errors import RestError, forbidden
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from . import Api
+from .base import Api
 from .scope import UNSET, context_of, scope_of
 
-NAMESPACE = "cal/events/v1"
+NAMESPACE = "cal"  # the key of cal/events/v1 in the namespace table
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _BOOLISH = frozenset({"1", "0", "true", "false", "yes", "no", "on", "off", ""})
 _INT = re.compile(r"\d+")
@@ -328,10 +328,6 @@ def _target(request: RestRequest, content_type: str) -> Item | None:
 # -- shared listing pieces ------------------------------------------------------------------------
 
 
-def _rest_base(request: RestRequest) -> str:
-    return f"{request.base_url}/{NAMESPACE}"
-
-
 def _per_page(request: RestRequest, ctx: Context) -> int:
     raw = request.get_param("per_page")
     wanted = int(raw) if raw is not None else int(ctx.options.get("posts_per_page") or 10)
@@ -353,7 +349,7 @@ def _builder(request: RestRequest, conn: Any, loaded: cal.Loaded, *, single: boo
     everything = [*loaded.items, *loaded.linked.values()]
     return Builder(
         ctx=ctx,
-        rest=_rest_base(request),
+        url=request.url_for,
         loaded=loaded,
         images=_images(conn, ctx, everything),
         single=single,
@@ -379,16 +375,15 @@ def _statuses(request: RestRequest, content_type: str) -> tuple[list[str] | None
 def _envelope(
     request: RestRequest, key: str, items: list[dict[str, Any]], total: int, page: int, per_page: int, echo: list[tuple[str, str]]
 ) -> RestResponse:
-    base = f"{_rest_base(request)}/{key}/"
+    route = f"{NAMESPACE}.{key}"
     total_pages = math.ceil(total / per_page) if total else 0
-    rest_url = base + "?" + urlencode(echo) if echo else base
-    data: dict[str, Any] = {key: items, "rest_url": rest_url}
+    data: dict[str, Any] = {key: items, "rest_url": request.url_for(route, echo, slash=True)}
     without_page = [(k, v) for k, v in echo if k != "page"]
     if page * per_page < total:
-        data["next_rest_url"] = base + "?" + urlencode([*without_page, ("page", str(page + 1))])
+        data["next_rest_url"] = request.url_for(route, [*without_page, ("page", str(page + 1))], slash=True)
     if page > 1 and items:
         previous = without_page if page - 1 == 1 else [*without_page, ("page", str(page - 1))]
-        data["previous_rest_url"] = base + ("?" + urlencode(previous) if previous else "")
+        data["previous_rest_url"] = request.url_for(route, previous, slash=True)
     data["total"] = total
     data["total_pages"] = total_pages
     return RestResponse(data, headers={"X-TEC-Total": str(total), "X-TEC-TotalPages": str(total_pages)})
@@ -1000,8 +995,8 @@ def _raising(handler: Callable[[RestRequest], Any]) -> Callable[[RestRequest], A
     return run
 
 
-def register(api: Api) -> None:
-    ns = api.registry.namespace(NAMESPACE)
+def routes(api: Api) -> list[Route]:
+    """The events, venues and organizers routes and the calendar's /doc, in the reference's order."""
 
     def endpoint(methods: tuple[str, ...], handler: Callable[[RestRequest], Any], permission: Any = None,
                  args: dict[str, dict[str, Any]] | None = None) -> Endpoint:
@@ -1015,34 +1010,37 @@ def register(api: Api) -> None:
 
     from . import cal_doc
 
-    ns.route("/doc", [endpoint(("GET",), lambda request: cal_doc.document(api, request))])
+    found = [Route(NAMESPACE, "/doc", [endpoint(("GET",), lambda request: cal_doc.document(api, request))], name="cal.doc")]
     id_arg = {"id": arg("the event post ID", "integer", required=True)}
     slug_arg = {"slug": arg("the event post name", "string", required=True, validate=_slug_of(cal.EVENT_TYPE))}
-    ns.route("/events", [
+    found.append(Route(NAMESPACE, "/events", [
         endpoint(("GET",), list_events, args=event_archive_args()),
         endpoint(("POST",), create_event, _create_permission(cal.EVENT_TYPE), event_write_args(creating=True)),
-    ])
+    ], name="cal.events"))
     # Endpoint order as the reference registers them (its Allow header reads GET, DELETE, POST, PUT, PATCH).
-    for path, ident in (("/events/(?P<id>\\d+)", id_arg), ("/events/by-slug/(?P<slug>[^/]+)", slug_arg)):
-        ns.route(path, [
+    for path, ident, name in (("/events/(?P<id>\\d+)", id_arg, "cal.events.item"),
+                              ("/events/by-slug/(?P<slug>[^/]+)", slug_arg, "cal.events.by-slug")):
+        found.append(Route(NAMESPACE, path, [
             endpoint(("GET",), get_event, args={**ident, "password": arg("The event password", "string")}),
             endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), ident),
             endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
                      {**ident, **event_write_args(creating=False)}),
-        ])
+        ], name=name))
     for content_type in (cal.VENUE_TYPE, cal.ORGANIZER_TYPE):
         what = _what(content_type)
         item_id = {"id": arg(f"the {what} post ID", "integer", required=True, validate=_existing_one(content_type))}
         item_slug = {"slug": arg(f"the {what} post name", "string", required=True, validate=_slug_of(content_type))}
-        ns.route(f"/{what}s", [
+        found.append(Route(NAMESPACE, f"/{what}s", [
             endpoint(("GET",), _linked_list(content_type), args=linked_archive_args(content_type)),
             endpoint(("POST",), _linked_create(content_type), _create_permission(content_type),
                      linked_write_args(content_type, creating=True)),
-        ])
-        for path, ident in ((f"/{what}s/(?P<id>\\d+)", item_id), (f"/{what}s/by-slug/(?P<slug>[^/]+)", item_slug)):
-            ns.route(path, [
+        ], name=f"cal.{what}s"))
+        for path, ident, name in ((f"/{what}s/(?P<id>\\d+)", item_id, f"cal.{what}s.item"),
+                                  (f"/{what}s/by-slug/(?P<slug>[^/]+)", item_slug, f"cal.{what}s.by-slug")):
+            found.append(Route(NAMESPACE, path, [
                 endpoint(("GET",), _linked_get(content_type), args=ident),
                 endpoint(("DELETE",), _linked_delete(content_type), _item_permission(content_type, "delete"), ident),
                 endpoint(("POST", "PUT", "PATCH"), _linked_update(content_type), _item_permission(content_type, "edit"),
                          {**ident, **linked_write_args(content_type, creating=False)}),
-            ])
+            ], name=name))
+    return found

@@ -28,25 +28,26 @@ from ..content import terms as tax_store
 from ..content.taxonomies import Taxonomy
 from ..content.terms import Term, TermError, TermQuery
 from ..rest.errors import RestError
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import rest_url
-from . import Api
+from .base import Api
 from .cal_events import NAMESPACE, _positive_int, arg, as_list
-from .cms_terms import TermsController
+from .cms_terms import TermsController, term_route
 from .scope import context_of, scope_of
 
 # The taxonomies these routes serve and the route base and answer key of each.
 ROUTE_BASES = ((CATEGORY_TAXONOMY, "categories"), ("post_tag", "tags"))
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
     """The category and tag routes of the ``cal/events/v1`` namespace."""
+    found: list[Route] = []
     for taxonomy_name, base in ROUTE_BASES:
         taxonomy = api.site.registry.taxonomies.get(taxonomy_name)
         if taxonomy is not None:
-            TermRoutes(api, taxonomy, base).register()
+            found.extend(TermRoutes(api, taxonomy, base).routes())
+    return found
 
 
 # -- argument checks ------------------------------------------------------------------------------
@@ -150,18 +151,19 @@ class TermRoutes:
             args["parent"] = arg(f"The {what} parent", "integer", validate=self._terms_exist, sanitize=_as_sent)
         return args
 
-    def register(self) -> None:
-        ns = self.api.registry.namespace(NAMESPACE)
-        ns.route(f"/{self.base}", [
-            Endpoint(("GET",), self.list_terms, args=self.archive_args(), cache=True),
-            Endpoint(("POST",), self.create_term, self.can_write("manage_terms"), args=self.write_args(creating=True)),
-        ])
-        ns.route(f"/{self.base}/(?P<id>\\d+)", [
-            Endpoint(("GET",), self.get_term, args=self.id_args(), cache=True),
-            Endpoint(("POST", "PUT", "PATCH"), self.update_term, self.can_write("edit_terms"),
-                     args={**self.id_args(), **self.write_args(creating=False)}),
-            Endpoint(("DELETE",), self.delete_term, self.can_write("delete_terms"), args=self.id_args()),
-        ])
+    def routes(self) -> list[Route]:
+        return [
+            Route(NAMESPACE, f"/{self.base}", [
+                Endpoint(("GET",), self.list_terms, args=self.archive_args(), cache=True),
+                Endpoint(("POST",), self.create_term, self.can_write("manage_terms"), args=self.write_args(creating=True)),
+            ], name=f"{NAMESPACE}.{self.base}"),
+            Route(NAMESPACE, f"/{self.base}/(?P<id>\\d+)", [
+                Endpoint(("GET",), self.get_term, args=self.id_args(), cache=True),
+                Endpoint(("POST", "PUT", "PATCH"), self.update_term, self.can_write("edit_terms"),
+                         args={**self.id_args(), **self.write_args(creating=False)}),
+                Endpoint(("DELETE",), self.delete_term, self.can_write("delete_terms"), args=self.id_args()),
+            ], name=f"{NAMESPACE}.{self.base}.item"),
+        ]
 
     # -- permissions ---------------------------------------------------------------------------
 
@@ -178,9 +180,6 @@ class TermRoutes:
 
     # -- representation ------------------------------------------------------------------------
 
-    def _rest_base(self, request: RestRequest) -> str:
-        return rest_url(request.base_url, f"/{NAMESPACE}")
-
     def represent(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
         """The term as these routes show it (calendar-api.md 2.4 b): the generic term fields with
         ``link`` renamed ``url`` (so it moves to the end), then ``urls``."""
@@ -196,7 +195,7 @@ class TermRoutes:
             data["parent"] = term.parent
         data["meta"] = []  # no term meta is registered: the reference's empty PHP array
         data["url"] = tax_store.term_link(scope_of(request).home, self.taxonomy, term, related)
-        data["urls"] = cal_terms.term_urls(term, self._rest_base(request))
+        data["urls"] = cal_terms.term_urls(term, request.url_for)
         return data
 
     def _single(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
@@ -258,18 +257,18 @@ class TermRoutes:
     def _envelope(self, request: RestRequest, shown: list[dict[str, Any]], total: int, page: int, per_page: int) -> RestResponse:
         """The reference's term archive answer: ``rest_url`` (the bare collection URL: filters are
         not echoed), the totals, the terms, then the page links."""
-        route = f"/{NAMESPACE}/{self.base}/"
+        collection = f"{NAMESPACE}.{self.base}"
         total_pages = math.ceil(total / per_page) if total else 0
         data: dict[str, Any] = {
-            "rest_url": rest_url(request.base_url, route),
+            "rest_url": request.url_for(collection, slash=True),
             "total": total,
             "total_pages": total_pages,
             self.base: shown,
         }
         if page < total_pages:
-            data["next_rest_url"] = rest_url(request.base_url, route, [("page", str(page + 1))])
+            data["next_rest_url"] = request.url_for(collection, [("page", str(page + 1))], slash=True)
         if page > 1:
-            data["previous_rest_url"] = rest_url(request.base_url, route, [("page", str(page - 1))] if page > 2 else None)
+            data["previous_rest_url"] = request.url_for(collection, [("page", str(page - 1))] if page > 2 else None, slash=True)
         headers = {"X-TEC-Total": str(total), "X-TEC-TotalPages": str(total_pages)}
         return RestResponse(data, headers=headers)
 
@@ -290,7 +289,7 @@ class TermRoutes:
                 # The reference's create_item adds the id to the error's earlier payloads.
                 err.additional_data = [err.data["term_id"], err.data["term_id"]]
             raise
-        location = rest_url(request.base_url, f"{self.taxonomy.collection_route}/{term.id}")
+        location = request.url_for(term_route(self.taxonomy, item=True), id=term.id)
         return RestResponse(self._single(request, term, self._related(term)), 201, {"Location": location})
 
     def _parent_given(self, request: RestRequest, conn: Any) -> int | None:

@@ -9,15 +9,14 @@ from ..auth import app_passwords
 from ..auth.users import User
 from ..rest.controller import context_param, not_logged_in, prepare_for_context, wants_field
 from ..rest.errors import RestError, forbidden
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import rest_url
-from . import Api
+from .base import Api
 from .scope import UNSET, context_of, scope_of
 
-NAMESPACE = "cms/v2"
+NAMESPACE = "cms"  # the key of cms/v2 in the namespace table
 BASE = r"/users/(?P<user_id>(?:[\d]+|me))/application-passwords"
 
 ITEM_SCHEMA: dict[str, Any] = {
@@ -77,7 +76,7 @@ ITEM_SCHEMA: dict[str, Any] = {
 }
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
     site = api.site
 
     def owner(request: RestRequest) -> User:
@@ -112,7 +111,7 @@ def register(api: Api) -> None:
         return permission
 
     def item_url(request: RestRequest, user: User, uuid: str) -> str:
-        return rest_url(request.base_url, f"/{NAMESPACE}/users/{user.id}/application-passwords/{uuid}")
+        return request.url_for("cms.app-passwords.item", user_id=user.id, uuid=uuid)
 
     def prepare(request: RestRequest, user: User, record: app_passwords.AppPassword, new_password: str | None = None, *, links: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -207,8 +206,9 @@ def register(api: Api) -> None:
         return prepare(request, user, record)
 
     view_args = {"context": context_param(ITEM_SCHEMA)}
-    ns = api.registry.namespace(NAMESPACE)
-    ns.route(
+    found: list[Route] = []
+    found.append(Route(
+        NAMESPACE,
         BASE,
         [
             Endpoint(
@@ -230,13 +230,17 @@ def register(api: Api) -> None:
             ),
         ],
         schema=lambda: ITEM_SCHEMA,
-    )
-    ns.route(
+        name="cms.app-passwords",
+    ))
+    found.append(Route(
+        NAMESPACE,
         BASE + "/introspect",
         [Endpoint(("GET",), introspect, introspect_permission, args=view_args)],
         schema=lambda: ITEM_SCHEMA,
-    )
-    ns.route(
+        name="cms.app-passwords.introspect",
+    ))
+    found.append(Route(
+        NAMESPACE,
         BASE + r"/(?P<uuid>[\w\-]+)",
         [
             Endpoint(
@@ -258,4 +262,6 @@ def register(api: Api) -> None:
             ),
         ],
         schema=lambda: ITEM_SCHEMA,
-    )
+        name="cms.app-passwords.item",
+    ))
+    return found

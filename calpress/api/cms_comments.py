@@ -19,15 +19,15 @@ from ..content.items import Context, Item
 from ..rest.controller import collection_params, context_param, fields_for_context
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import pagination_headers, rest_url
-from . import Api
+from ..rest.server import pagination_headers
+from .base import Api
 from .cms_users import AVATAR_SIZES, avatar_urls
 from .scope import context_of, scope_of
 
-NAMESPACE = "cms/v2"
+NAMESPACE = "cms"  # the key of cms/v2 in the namespace table
 _ALL = ["view", "edit", "embed"]
 _VE = ["view", "edit"]
 
@@ -130,7 +130,6 @@ class CommentsController:
     # -- representation -------------------------------------------------------------------------
 
     def prepare(self, request: RestRequest, comment: Comment, post: Item | None, children: set[int], context: str) -> dict[str, Any]:
-        base = request.base_url
         ctx = self.ctx(request)
         link = item_service.permalink(ctx, post) if post is not None else ctx.home + "/"
         data: dict[str, Any] = {
@@ -156,19 +155,21 @@ class CommentsController:
         data = {key: value for key, value in data.items() if key in shown}
         if "content" in data and context != "edit":
             data["content"] = {"rendered": data["content"]["rendered"]}
+        url = request.url_for
         links: dict[str, Any] = {
-            "self": [{"href": rest_url(base, f"/{NAMESPACE}/comments/{comment.id}")}],
-            "collection": [{"href": rest_url(base, f"/{NAMESPACE}/comments")}],
+            "self": [{"href": url("cms.comments.item", id=comment.id)}],
+            "collection": [{"href": url("cms.comments")}],
         }
         if comment.author:
-            links["author"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/users/{comment.author}")}]
+            links["author"] = [{"embeddable": True, "href": url("cms.users.item", id=comment.author)}]
         if post is not None and post.type in self.types:
+            post_type = self.types[post.type]
             links["up"] = [{"embeddable": True, "post_type": post.type,
-                            "href": rest_url(base, f"/{NAMESPACE}/{self.types[post.type].rest_base}/{post.id}")}]
+                            "href": url(f"{post_type.rest_namespace}.{post_type.rest_base}.item", id=post.id)}]
         if comment.parent:
-            links["in-reply-to"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/comments/{comment.parent}")}]
+            links["in-reply-to"] = [{"embeddable": True, "href": url("cms.comments.item", id=comment.parent)}]
         if comment.id in children:
-            links["children"] = [{"href": rest_url(base, f"/{NAMESPACE}/comments", [("parent", str(comment.id))])}]
+            links["children"] = [{"href": url("cms.comments", [("parent", str(comment.id))])}]
         data["_links"] = links
         return data
 
@@ -404,7 +405,7 @@ class CommentsController:
             children = comment_store.has_children(conn, [comment.id])
         data = self.prepare(request, comment, post, children, "edit" if self.can_edit(request, comment, post) else "view")
         response = RestResponse(data, status=201)
-        response.headers["Location"] = rest_url(request.base_url, f"/{NAMESPACE}/comments/{comment.id}")
+        response.headers["Location"] = request.url_for("cms.comments.item", id=comment.id)
         return response
 
     def edit_permission(self, request: RestRequest) -> Any:
@@ -474,14 +475,14 @@ class CommentsController:
 
     # -- routes ---------------------------------------------------------------------------------
 
-    def register(self) -> None:
-        ns = self.api.registry.namespace(NAMESPACE)
-        ns.route("/comments", [
+    def routes(self) -> list[Route]:
+        found: list[Route] = []
+        found.append(Route(NAMESPACE, "/comments", [
             Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args(), cache=True),
             Endpoint(("POST",), self.create_item, self.create_permission, args=self.write_args(True)),
-        ], schema=lambda: ITEM_SCHEMA)
+        ], schema=lambda: ITEM_SCHEMA, name="cms.comments"))
         ident = {"id": {"description": "Unique identifier for the comment.", "type": "integer"}}
-        ns.route("/comments/(?P<id>[\\d]+)", [
+        found.append(Route(NAMESPACE, "/comments/(?P<id>[\\d]+)", [
             Endpoint(("GET",), self.get_item, self.get_permission, args={
                 **ident, "context": context_param(ITEM_SCHEMA),
                 "password": {"description": "The password for the parent post of the comment (if the post is password "
@@ -492,8 +493,9 @@ class CommentsController:
                 "force": {"type": "boolean", "default": False, "description": "Whether to bypass Trash and force deletion."},
                 "password": {"description": "The password for the parent post of the comment (if the post is password "
                              "protected).", "type": "string"}}),
-        ], schema=lambda: ITEM_SCHEMA)
+        ], schema=lambda: ITEM_SCHEMA, name="cms.comments.item"))
+        return found
 
 
-def register(api: Api) -> None:
-    CommentsController(api).register()
+def routes(api: Api) -> list[Route]:
+    return CommentsController(api).routes()

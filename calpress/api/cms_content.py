@@ -26,16 +26,17 @@ from ..rest import schema as rest_schema
 from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import pagination_headers, rest_url
-from . import Api, cms_revisions
+from ..rest.server import pagination_headers
+from . import cms_revisions
+from .base import Api
+from .cms_terms import term_route
 from .cms_users import author_types
 from .scope import context_of, scope_of
 
-NAMESPACE = "cms/v2"
 API_REL = "https://api.w.org/"
 
 
@@ -81,7 +82,8 @@ class ContentController:
         self.site = api.site
         self.registry = api.site.registry
         self.type = content_type
-        self.base = f"/{NAMESPACE}/{content_type.rest_base}"
+        # The route names: "cms.posts" (the collection), "cms.posts.item", "cms.posts.revisions"...
+        self.route_name = f"{content_type.rest_namespace}.{content_type.rest_base}"
         self.taxonomies = self.registry.rest_taxonomies_of(content_type.name)
         self.meta_fields = self.registry.registered_meta(content_type)
         self.write_statuses = self.registry.write_statuses()
@@ -255,7 +257,8 @@ class ContentController:
 
     def _schema_links(self) -> list[dict[str, Any]]:
         """Link descriptions of the actions an edit-context response may advertise."""
-        href = f"{self.base}/{{id}}"
+        # The href template of the item route (the route itself is registered after the schema).
+        href = f"/{self.api.registry.wire_name(self.type.rest_namespace)}/{self.type.rest_base}/{{id}}"
         links: list[dict[str, Any]] = []
         if self.type.name != "attachment":
             links.append({
@@ -863,7 +866,7 @@ class ContentController:
         request.set_param("context", "edit")
         with self.site.read() as conn:
             data = self.prepare(request, item, self.related(conn, request, [item]))
-        location = rest_url(request.base_url, f"{self.base}/{item.id}")
+        location = request.url_for(f"{self.route_name}.item", id=item.id)
         return RestResponse(data, 201, {"Location": location})
 
     def update_item(self, request: RestRequest) -> RestResponse:
@@ -1086,41 +1089,40 @@ class ContentController:
     def links(self, request: RestRequest, item: Item, related: Related, context_name: str) -> dict[str, list[dict[str, Any]]]:
         """The item's ``_links`` (cms-api.md 2.3), attributes before ``href`` as the reference
         writes them; action links in edit context."""
-        base = request.base_url
+        url = request.url_for
         t = self.type
-        self_href = rest_url(base, f"{self.base}/{item.id}")
+        name = self.route_name
+        self_href = url(f"{name}.item", id=item.id)
         links: dict[str, list[dict[str, Any]]] = {
             "self": [{"href": self_href}],
-            "collection": [{"href": rest_url(base, self.base)}],
-            "about": [{"href": rest_url(base, f"/{NAMESPACE}/types/{item.type}")}],
+            "collection": [{"href": url(name)}],
+            "about": [{"href": url("cms.types.item", type=item.type)}],
         }
         if (t.core_like or t.supports_feature("author")) and item.author:
-            links["author"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/users/{item.author}")}]
+            links["author"] = [{"embeddable": True, "href": url("cms.users.item", id=item.author)}]
         if t.core_like or t.supports_feature("comments"):
-            links["replies"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/comments", [("post", str(item.id))])}]
+            links["replies"] = [{"embeddable": True, "href": url("cms.comments", [("post", str(item.id))])}]
         if t.core_like or t.supports_feature("revisions"):
             count, latest = related.revisions.get(item.id, (0, 0))
-            history = f"{self.base}/{item.id}/revisions"
-            links["version-history"] = [{"count": count, "href": rest_url(base, history)}]
+            links["version-history"] = [{"count": count, "href": url(f"{name}.revisions", parent=item.id)}]
             if count > 0:
-                links["predecessor-version"] = [{"id": latest, "href": rest_url(base, f"{history}/{latest}")}]
+                links["predecessor-version"] = [{"id": latest, "href": url(f"{name}.revisions.item", parent=item.id, id=latest)}]
         if t.hierarchical and item.parent:
-            links["up"] = [{"embeddable": True, "href": rest_url(base, f"{self.base}/{item.parent}")}]
+            links["up"] = [{"embeddable": True, "href": url(f"{name}.item", id=item.parent)}]
         media = related.media.get(item.featured_media) if item.featured_media else None
         if media is not None and (
             item_service.public_status(media, related.media) == "publish" or context_of(request).can("read_post", media)
         ):
-            media_type = self.registry.types.get(media.type)
-            media_base = media_type.rest_base if media_type is not None else "media"
-            links["wp:featuredmedia"] = [{"embeddable": True, "href": rest_url(base, f"/{NAMESPACE}/{media_base}/{media.id}")}]
+            # Media routes come with their own controller (not served yet): the address is the reference's.
+            links["wp:featuredmedia"] = [{"embeddable": True, "href": request.namespace_url("cms", f"/media/{media.id}")}]
         if item.type not in ("attachment", "nav_menu_item", "revision"):
-            links["wp:attachment"] = [{"href": rest_url(base, f"/{NAMESPACE}/media", [("parent", str(item.id))])}]
+            links["wp:attachment"] = [{"href": request.namespace_url("cms", "/media", [("parent", str(item.id))])}]
         if self.taxonomies:
             links["wp:term"] = [
                 {
                     "taxonomy": taxonomy.name,
                     "embeddable": True,
-                    "href": rest_url(base, taxonomy.collection_route, [("post", str(item.id))]),
+                    "href": url(term_route(taxonomy), [("post", str(item.id))]),
                 }
                 for taxonomy in self.taxonomies
             ]
@@ -1157,16 +1159,17 @@ class ContentController:
 
     # == routes ===================================================================================
 
-    def register(self) -> None:
-        """Register ``/{base}`` and ``/{base}/{id}`` (batch-enabled, as in the reference)."""
-        ns = self.api.registry.namespace(NAMESPACE)
+    def routes(self) -> list[Route]:
+        """``/{base}`` and ``/{base}/{id}`` (batch-enabled, as in the reference)."""
         schema = lambda: self.schema  # noqa: E731 - the registry takes a schema factory
-        ns.route(
+        collection = Route(
+            self.type.rest_namespace,
             f"/{self.type.rest_base}",
             [
                 Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args(), cache=True),
                 Endpoint(("POST",), self.create_item, self.create_permission, args=self.item_args("POST")),
             ],
+            name=self.route_name,
             schema=schema,
             allow_batch=True,
         )
@@ -1175,7 +1178,8 @@ class ContentController:
             get_args["excerpt_length"] = {"description": "Override the default excerpt length.", "type": "integer"}
         if "password" in self.properties:
             get_args["password"] = {"description": "The password for the post if it is password protected.", "type": "string"}
-        ns.route(
+        item = Route(
+            self.type.rest_namespace,
             rf"/{self.type.rest_base}/(?P<id>[\d]+)",
             [
                 Endpoint(("GET",), self.get_item, self.get_permission, args=get_args, cache=True),
@@ -1188,9 +1192,11 @@ class ContentController:
                 ),
             ],
             args={"id": {"description": "Unique identifier for the post.", "type": "integer"}},
+            name=f"{self.route_name}.item",
             schema=schema,
             allow_batch=True,
         )
+        return [collection, item]
 
 
 _HTML_CLASS = re.compile(r"%[a-fA-F0-9][a-fA-F0-9]|[^A-Za-z0-9_-]")
@@ -1202,15 +1208,14 @@ def _html_class(text: str) -> str:
     return _HTML_CLASS.sub("", text)
 
 
-def register(api: Api) -> dict[str, ContentController]:
-    """Register the content routes of every content type served in REST, in registration order
-    (media has a controller of its own), each followed by its revision and autosave routes."""
-    controllers: dict[str, ContentController] = {}
+def routes(api: Api) -> list[Route]:
+    """The content routes of every content type served in REST, in registration order (media has
+    a controller of its own), each followed by its revision and autosave routes."""
+    found: list[Route] = []
     for content_type in api.site.registry.rest_types():
         if content_type.name == "attachment":
             continue
         controller = ContentController(api, content_type)
-        controller.register()
-        controllers[content_type.name] = controller
-        cms_revisions.register_for(api, controller)
-    return controllers
+        found.extend(controller.routes())
+        found.extend(cms_revisions.routes_for(api, controller))
+    return found

@@ -3,7 +3,7 @@
 * ``/{base}/{parent}/revisions`` (GET) and ``/{base}/{parent}/revisions/{id}`` (GET, DELETE);
 * ``/{base}/{id}/autosaves`` (GET, POST) and ``/{base}/{parent}/autosaves/{id}`` (GET).
 
-``cms_content`` registers them right after the routes of their type (``register_for``), for
+``cms_content`` lists them right after the routes of their type (``routes_for``), for
 the types whose definition asks for them (``revisions_route``, ``autosaves_route``), so the
 route index lists them where the reference does. The rules of storage live in
 content/revisions.py; the parent item's controller lends its permission checks, its write
@@ -23,18 +23,18 @@ from ..content import revisions as revision_service
 from ..content.items import Item
 from ..rest.controller import collection_params, context_param
 from ..rest.errors import RestError, forbidden
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import filter_by_context
-from ..rest.server import pagination_headers, rest_url
-from . import Api
+from ..rest.server import pagination_headers
+from .base import Api
 from .scope import context_of, scope_of
 
 if TYPE_CHECKING:
     from .cms_content import ContentController
 
-NAMESPACE = "cms/v2"
+NAMESPACE = "cms"  # the key of cms/v2 in the namespace table
 
 _EVERY_CONTEXT = ["view", "edit", "embed"]
 _READ_CONTEXTS = ["view", "edit"]
@@ -56,7 +56,6 @@ class RevisionShapes:
         self.site = api.site
         self.parent = parent
         self.type = parent.type
-        self.base = parent.base
         self.schema = self._item_schema()
 
     def _item_schema(self) -> dict[str, Any]:
@@ -154,7 +153,7 @@ class RevisionShapes:
         content_type = self.site.registry.types.get(found.type) if found is not None else None
         if content_type is None or not content_type.show_in_rest:
             return None
-        return rest_url(request.base_url, f"/{content_type.rest_namespace}/{content_type.rest_base}/{parent_id}")
+        return request.url_for(f"{content_type.rest_namespace}.{content_type.rest_base}.item", id=parent_id)
 
     def prepare(self, request: RestRequest, revision: Item, *, links: bool = True, preview: bool = False) -> dict[str, Any]:
         """A revision (or the item an autosave updated) as the request's context shows it, in
@@ -244,18 +243,20 @@ class RevisionsController:
         }
         return params
 
-    def register(self) -> None:
-        ns = self.shapes.api.registry.namespace(NAMESPACE)
+    def routes(self) -> list[Route]:
         base = self.shapes.type.rest_base
         schema = lambda: self.shapes.schema  # noqa: E731 - the registry takes a schema factory
         parent_arg = {"parent": {"description": "The ID for the parent of the revision.", "type": "integer"}}
-        ns.route(
+        collection = Route(
+            NAMESPACE,
             rf"/{base}/(?P<parent>[\d]+)/revisions",
             [Endpoint(("GET",), self.list_revisions, self.shapes.can_view_revisions, args=self.collection_args(), cache=True)],
             args=parent_arg,
+            name=f"{NAMESPACE}.{base}.revisions",
             schema=schema,
         )
-        ns.route(
+        item = Route(
+            NAMESPACE,
             rf"/{base}/(?P<parent>[\d]+)/revisions/(?P<id>[\d]+)",
             [
                 Endpoint(
@@ -279,8 +280,10 @@ class RevisionsController:
                 ),
             ],
             args={**parent_arg, "id": {"description": "Unique identifier for the revision.", "type": "integer"}},
+            name=f"{NAMESPACE}.{base}.revisions.item",
             schema=schema,
         )
+        return [collection, item]
 
     # == permissions ==============================================================================
 
@@ -395,21 +398,23 @@ class AutosavesController:
             "readonly": True,
         }
 
-    def register(self) -> None:
-        ns = self.shapes.api.registry.namespace(NAMESPACE)
+    def routes(self) -> list[Route]:
         base = self.shapes.type.rest_base
         schema = lambda: self.schema  # noqa: E731 - the registry takes a schema factory
         parent_arg = {"parent": {"description": "The ID for the parent of the autosave.", "type": "integer"}}
-        ns.route(
+        collection = Route(
+            NAMESPACE,
             rf"/{base}/(?P<id>[\d]+)/autosaves",
             [
                 Endpoint(("GET",), self.list_autosaves, self.list_permission, args={"context": context_param(self.schema)}),
                 Endpoint(("POST",), self.create_autosave, self.create_permission, args=self.parent.item_args("PUT")),
             ],
             args=parent_arg,
+            name=f"{NAMESPACE}.{base}.autosaves",
             schema=schema,
         )
-        ns.route(
+        item = Route(
+            NAMESPACE,
             rf"/{base}/(?P<parent>[\d]+)/autosaves/(?P<id>[\d]+)",
             [
                 Endpoint(
@@ -417,8 +422,10 @@ class AutosavesController:
                 )
             ],
             args={**parent_arg, "id": {"description": "The ID for the autosave.", "type": "integer"}},
+            name=f"{NAMESPACE}.{base}.autosaves.item",
             schema=schema,
         )
+        return [collection, item]
 
     # == permissions ==============================================================================
 
@@ -466,15 +473,17 @@ class AutosavesController:
         return RestResponse(self._prepare(request, found))
 
 
-def register_for(api: Api, controller: ContentController) -> None:
-    """Register the revision and autosave routes of one content type, after its own routes."""
+def routes_for(api: Api, controller: ContentController) -> list[Route]:
+    """The revision and autosave routes of one content type (listed after its own routes)."""
     content_type = controller.type
     wants_revisions = content_type.revisions_route and content_type.has_revisions
     if not (wants_revisions or content_type.autosaves_route):
-        return
+        return []
     shapes = RevisionShapes(api, controller)
+    found: list[Route] = []
     if wants_revisions:
-        RevisionsController(shapes).register()
+        found.extend(RevisionsController(shapes).routes())
     if content_type.autosaves_route:
-        AutosavesController(shapes).register()
+        found.extend(AutosavesController(shapes).routes())
+    return found
 

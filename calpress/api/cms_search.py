@@ -25,15 +25,16 @@ from ..content.types import POST_FORMATS
 from ..rest import schema as rest_schema
 from ..rest.controller import collection_params, fields_for_context, wants_field
 from ..rest.errors import RestError
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import pagination_headers, rest_url
+from ..rest.server import pagination_headers
 from ..site import Site
-from . import Api
+from .base import Api
+from .cms_terms import term_route
 from .scope import scope_of
 
-NAMESPACE = "cms/v2"
+NAMESPACE = "cms"  # the key of cms/v2 in the namespace table
 ANY = "any"
 _CONTEXTS = ["view", "embed"]
 
@@ -99,7 +100,6 @@ class PostHandler:
             found = item_service.query_items(conn, query)
             uris = item_service.page_uris(conn, [item for item in found.items if self.registry.types[item.type].hierarchical])
         ctx = scope_of(request).context
-        base = request.base_url
         results = []
         for item in found.items:
             content_type = self.registry.types[item.type]
@@ -112,9 +112,9 @@ class PostHandler:
                     "subtype": item.type,
                     "_links": {
                         "self": [
-                            {"embeddable": True, "href": rest_url(base, f"/{content_type.rest_namespace}/{content_type.rest_base}/{item.id}")}
+                            {"embeddable": True, "href": request.url_for(f"{content_type.rest_namespace}.{content_type.rest_base}.item", id=item.id)}
                         ],
-                        "about": [{"href": rest_url(base, f"/{NAMESPACE}/types/{item.type}")}],
+                        "about": [{"href": request.url_for("cms.types.item", type=item.type)}],
                     },
                 }
             )
@@ -147,14 +147,13 @@ class TermHandler:
             found, total = term_store.query_terms(conn, self.registry, query)
             related = term_store.with_ancestors(conn, found)
         home = scope_of(request).home
-        base = request.base_url
         results = []
         for term in found:
             taxonomy = self.registry.taxonomies[term.taxonomy]
             links: dict[str, Any] = {}
             if taxonomy.show_in_rest:
-                links["self"] = [{"embeddable": True, "href": rest_url(base, f"{taxonomy.collection_route}/{term.id}")}]
-            links["about"] = [{"href": rest_url(base, f"/{NAMESPACE}/taxonomies/{term.taxonomy}")}]
+                links["self"] = [{"embeddable": True, "href": request.url_for(term_route(taxonomy, item=True), id=term.id)}]
+            links["about"] = [{"href": request.url_for(f"{NAMESPACE}.taxonomies.item", taxonomy=term.taxonomy)}]
             # The reference gives the taxonomy as the type, and no subtype.
             results.append(
                 {
@@ -229,7 +228,7 @@ def _search_schema(handlers: dict[str, SearchHandlerType], subtypes: list[str]) 
     }
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
     site = api.site
     handlers = _handlers(site.registry)
     all_subtypes = list(dict.fromkeys(s for handler in handlers.values() for s in handler.subtypes))
@@ -289,7 +288,7 @@ def register(api: Api) -> None:
             )
         context = params.get("context") or "view"
         shown = fields_for_context(search_schema, context)
-        collection = [{"href": rest_url(request.base_url, f"/{NAMESPACE}/search")}]
+        collection = [{"href": request.url_for("cms.search")}]
         prepared = []
         for result in results:
             data = {key: value for key, value in result.items() if key in shown and wants_field(request, key)}
@@ -303,4 +302,4 @@ def register(api: Api) -> None:
     args["subtype"] = {**subtype_arg, "validate": lambda value, request, name: True, "sanitize": sanitize_subtypes}
     args["exclude"] = {"description": "Ensure result set excludes specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
     args["include"] = {"description": "Limit result set to specific IDs.", "type": "array", "items": {"type": "integer"}, "default": []}
-    api.registry.namespace(NAMESPACE).route("/search", [Endpoint(("GET",), search, args=args)], schema=lambda: search_schema)
+    return [Route(NAMESPACE, "/search", [Endpoint(("GET",), search, args=args)], name="cms.search", schema=lambda: search_schema)]

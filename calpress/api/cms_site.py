@@ -13,26 +13,22 @@ from typing import Any
 from ..content.types import ContentType, Status, type_labels, type_supports
 from ..rest.controller import context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, auth_status, forbidden
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import rest_url
 from ..site_settings import SETTINGS, Rejected, Setting, clean_option
 from ..store import options as store_options
-from . import Api
+from .base import Api
 from .scope import context_of, scope_of
 
-NAMESPACE = "cms/v2"
 ALL_CONTEXTS = ["view", "edit", "embed"]
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
     """Types and statuses (listed in the route index where the reference lists them, after the
     content routes), then settings."""
-    _register_types(api)
-    _register_statuses(api)
-    _register_settings(api)
+    return [*_type_routes(api), *_status_routes(api), *_settings_routes(api)]
 
 
 def _can_edit_some_type(request: RestRequest) -> bool:
@@ -104,7 +100,7 @@ TYPE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _register_types(api: Api) -> None:
+def _type_routes(api: Api) -> list[Route]:
     registry = api.site.registry
 
     def prepare(request: RestRequest, content_type: ContentType) -> dict[str, Any]:
@@ -128,17 +124,15 @@ def _register_types(api: Api) -> None:
             "supports": lambda: type_supports(content_type),
             "taxonomies": lambda: [t.name for t in registry.rest_taxonomies_of(content_type.name)],
             "rest_base": lambda: content_type.rest_base,
-            "rest_namespace": lambda: content_type.rest_namespace,
+            "rest_namespace": lambda: api.registry.wire_name(content_type.rest_namespace),
             "template": lambda: [],
             "template_lock": lambda: False,
         }
         data = {name: value() for name, value in values.items() if name in shown and wants_field(request, name)}
         if wants_field(request, "_links"):
             data["_links"] = {
-                "collection": [{"href": rest_url(request.base_url, f"/{NAMESPACE}/types")}],
-                "wp:items": [
-                    {"href": rest_url(request.base_url, f"/{content_type.rest_namespace}/{content_type.rest_base}")}
-                ],
+                "collection": [{"href": request.url_for("cms.types")}],
+                "wp:items": [{"href": request.url_for(f"{content_type.rest_namespace}.{content_type.rest_base}")}],
             }
         return data
 
@@ -168,18 +162,23 @@ def _register_types(api: Api) -> None:
             raise forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit posts in this post type.", request.user_id)
         return prepare(request, content_type)
 
-    ns = api.registry.namespace(NAMESPACE)
-    ns.route(
-        "/types",
-        [Endpoint(("GET",), list_types, list_permission, args={"context": context_param(TYPE_SCHEMA)})],
-        schema=lambda: TYPE_SCHEMA,
-    )
-    ns.route(
-        r"/types/(?P<type>[\w-]+)",
-        [Endpoint(("GET",), get_type, lambda request: True, args={"context": context_param(TYPE_SCHEMA)})],
-        args={"type": {"description": "An alphanumeric identifier for the post type.", "type": "string"}},
-        schema=lambda: TYPE_SCHEMA,
-    )
+    return [
+        Route(
+            "cms",
+            "/types",
+            [Endpoint(("GET",), list_types, list_permission, args={"context": context_param(TYPE_SCHEMA)})],
+            name="cms.types",
+            schema=lambda: TYPE_SCHEMA,
+        ),
+        Route(
+            "cms",
+            r"/types/(?P<type>[\w-]+)",
+            [Endpoint(("GET",), get_type, lambda request: True, args={"context": context_param(TYPE_SCHEMA)})],
+            name="cms.types.item",
+            args={"type": {"description": "An alphanumeric identifier for the post type.", "type": "string"}},
+            schema=lambda: TYPE_SCHEMA,
+        ),
+    ]
 
 
 # -- /statuses ------------------------------------------------------------------------------------
@@ -201,7 +200,7 @@ STATUS_SCHEMA: dict[str, Any] = {
 }
 
 
-def _register_statuses(api: Api) -> None:
+def _status_routes(api: Api) -> list[Route]:
     statuses = api.site.registry.statuses
 
     def can_read(request: RestRequest, status: Status) -> bool:
@@ -228,7 +227,7 @@ def _register_statuses(api: Api) -> None:
         }
         data = {name: value for name, value in values.items() if name in shown and wants_field(request, name)}
         # The reference links every status to the posts collection only.
-        archives = rest_url(request.base_url, f"/{NAMESPACE}/posts", None if status.name == "publish" else {"status": status.name})
+        archives = request.url_for("cms.posts", None if status.name == "publish" else {"status": status.name})
         data["_links"] = {"archives": [{"href": archives}]}
         return data
 
@@ -258,18 +257,23 @@ def _register_statuses(api: Api) -> None:
             raise RestError("rest_status_invalid", "Invalid status.", status=404)
         return prepare(request, status)
 
-    ns = api.registry.namespace(NAMESPACE)
-    ns.route(
-        "/statuses",
-        [Endpoint(("GET",), list_statuses, list_permission, args={"context": context_param(STATUS_SCHEMA)})],
-        schema=lambda: STATUS_SCHEMA,
-    )
-    ns.route(
-        r"/statuses/(?P<status>[\w-]+)",
-        [Endpoint(("GET",), get_status, get_permission, args={"context": context_param(STATUS_SCHEMA)})],
-        args={"status": {"description": "An alphanumeric identifier for the status.", "type": "string"}},
-        schema=lambda: STATUS_SCHEMA,
-    )
+    return [
+        Route(
+            "cms",
+            "/statuses",
+            [Endpoint(("GET",), list_statuses, list_permission, args={"context": context_param(STATUS_SCHEMA)})],
+            name="cms.statuses",
+            schema=lambda: STATUS_SCHEMA,
+        ),
+        Route(
+            "cms",
+            r"/statuses/(?P<status>[\w-]+)",
+            [Endpoint(("GET",), get_status, get_permission, args={"context": context_param(STATUS_SCHEMA)})],
+            name="cms.statuses.item",
+            args={"status": {"description": "An alphanumeric identifier for the status.", "type": "string"}},
+            schema=lambda: STATUS_SCHEMA,
+        ),
+    ]
 
 
 # -- /settings ------------------------------------------------------------------------------------
@@ -283,7 +287,7 @@ SETTINGS_SCHEMA: dict[str, Any] = {
 _MISSING = object()
 
 
-def _register_settings(api: Api) -> None:
+def _settings_routes(api: Api) -> list[Route]:
     site = api.site
 
     def stored_value(request: RestRequest, setting: Setting, options: dict[str, Any]) -> Any:
@@ -343,12 +347,15 @@ def _register_settings(api: Api) -> None:
             )
         site.delete_option(conn, setting.option)
 
-    ns = api.registry.namespace(NAMESPACE)
-    ns.route(
-        "/settings",
-        [
-            Endpoint(("GET",), get_settings, read_permission),
-            Endpoint(("POST", "PUT", "PATCH"), update_settings, update_permission, args=endpoint_args_from_schema(SETTINGS_SCHEMA, "PUT")),
-        ],
-        schema=lambda: SETTINGS_SCHEMA,
-    )
+    return [
+        Route(
+            "cms",
+            "/settings",
+            [
+                Endpoint(("GET",), get_settings, read_permission),
+                Endpoint(("POST", "PUT", "PATCH"), update_settings, update_permission, args=endpoint_args_from_schema(SETTINGS_SCHEMA, "PUT")),
+            ],
+            name="cms.settings",
+            schema=lambda: SETTINGS_SCHEMA,
+        )
+    ]

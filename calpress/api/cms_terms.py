@@ -14,29 +14,22 @@ from typing import Any
 
 from ..content import permissions
 from ..content import terms as tax_store
-from ..content.registry import ContentRegistry
 from ..content.slugs import sanitize_title
 from ..content.taxonomies import DEFAULT_CATEGORY_ID, REST_NAMESPACE, Taxonomy
 from ..content.terms import Term, TermQuery
 from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import sanitize_text_field
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import pagination_headers, rest_url
-from . import Api
+from ..rest.server import pagination_headers
+from .base import Api
 from .scope import context_of, scope_of
 
 ALL_CONTEXTS = ["view", "embed", "edit"]
 ORDERBY = ["id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"]
-
-
-def type_rest_base(registry: ContentRegistry, name: str) -> str | None:
-    """The REST base of a content type's collection (``post`` -> ``posts``), or None."""
-    content_type = registry.types.get(name)
-    return content_type.rest_base if content_type is not None and content_type.show_in_rest else None
 
 
 def _text(value: Any, request: RestRequest, name: str) -> str:
@@ -65,11 +58,17 @@ def _args_from_schema(schema: dict[str, Any], method: str) -> dict[str, dict[str
     return args
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
     """The taxonomies routes, then the term routes of every REST taxonomy."""
-    _register_taxonomies(api)
+    found = _taxonomy_routes(api)
     for taxonomy in api.site.registry.rest_taxonomies():
-        TermsController(api, taxonomy).register()
+        found.extend(TermsController(api, taxonomy).routes())
+    return found
+
+
+def term_route(taxonomy: Taxonomy, item: bool = False) -> str:
+    """The name of a taxonomy's terms collection route (or of its single-term route)."""
+    return f"{taxonomy.rest_namespace}.{taxonomy.rest_base}" + (".item" if item else "")
 
 
 # -- /taxonomies ----------------------------------------------------------------------------------
@@ -107,7 +106,7 @@ TAXONOMY_SCHEMA: dict[str, Any] = {
 }
 
 
-def _register_taxonomies(api: Api) -> None:
+def _taxonomy_routes(api: Api) -> list[Route]:
     namespace = REST_NAMESPACE
     registry = api.site.registry
 
@@ -133,7 +132,7 @@ def _register_taxonomies(api: Api) -> None:
             "show_cloud": lambda: taxonomy.show_tagcloud,
             "hierarchical": lambda: taxonomy.hierarchical,
             "rest_base": lambda: taxonomy.rest_base,
-            "rest_namespace": lambda: taxonomy.rest_namespace,
+            "rest_namespace": lambda: api.registry.wire_name(taxonomy.rest_namespace),
             "visibility": lambda: {
                 "public": taxonomy.public,
                 "publicly_queryable": taxonomy.publicly_queryable,
@@ -146,8 +145,8 @@ def _register_taxonomies(api: Api) -> None:
         data = {name: value() for name, value in values.items() if name in shown}
         if wants_field(request, "_links"):
             data["_links"] = {
-                "collection": [{"href": rest_url(request.base_url, f"/{namespace}/taxonomies")}],
-                "wp:items": [{"href": rest_url(request.base_url, taxonomy.collection_route)}],
+                "collection": [{"href": request.url_for(f"{namespace}.taxonomies")}],
+                "wp:items": [{"href": request.url_for(term_route(taxonomy))}],
             }
         return data
 
@@ -184,28 +183,33 @@ def _register_taxonomies(api: Api) -> None:
             raise RestError("rest_taxonomy_invalid", "Invalid taxonomy.", status=404)
         return prepare(request, taxonomy)
 
-    ns = api.registry.namespace(namespace)
-    ns.route(
-        "/taxonomies",
-        [
-            Endpoint(
-                ("GET",),
-                list_taxonomies,
-                list_permission,
-                args={
-                    "context": context_param(TAXONOMY_SCHEMA),
-                    "type": {"description": "Limit results to taxonomies associated with a specific post type.", "type": "string"},
-                },
-            )
-        ],
-        schema=lambda: TAXONOMY_SCHEMA,
-    )
-    ns.route(
-        r"/taxonomies/(?P<taxonomy>[\w-]+)",
-        [Endpoint(("GET",), get_taxonomy, get_permission, args={"context": context_param(TAXONOMY_SCHEMA)})],
-        args={"taxonomy": {"description": "An alphanumeric identifier for the taxonomy.", "type": "string"}},
-        schema=lambda: TAXONOMY_SCHEMA,
-    )
+    return [
+        Route(
+            namespace,
+            "/taxonomies",
+            [
+                Endpoint(
+                    ("GET",),
+                    list_taxonomies,
+                    list_permission,
+                    args={
+                        "context": context_param(TAXONOMY_SCHEMA),
+                        "type": {"description": "Limit results to taxonomies associated with a specific post type.", "type": "string"},
+                    },
+                )
+            ],
+            name=f"{namespace}.taxonomies",
+            schema=lambda: TAXONOMY_SCHEMA,
+        ),
+        Route(
+            namespace,
+            r"/taxonomies/(?P<taxonomy>[\w-]+)",
+            [Endpoint(("GET",), get_taxonomy, get_permission, args={"context": context_param(TAXONOMY_SCHEMA)})],
+            args={"taxonomy": {"description": "An alphanumeric identifier for the taxonomy.", "type": "string"}},
+            name=f"{namespace}.taxonomies.item",
+            schema=lambda: TAXONOMY_SCHEMA,
+        ),
+    ]
 
 
 # -- terms ----------------------------------------------------------------------------------------
@@ -220,7 +224,6 @@ class TermsController:
         self.registry = api.site.registry
         self.taxonomy = taxonomy
         self.schema = self._item_schema()
-        self.route = taxonomy.collection_route
 
     # -- schema and arguments ------------------------------------------------------------------
 
@@ -285,19 +288,22 @@ class TermsController:
         params["slug"] = {"description": "Limit result set to terms with one or more specific slugs.", "type": "array", "items": {"type": "string"}}
         return params
 
-    def register(self) -> None:
-        ns = self.api.registry.namespace(self.taxonomy.rest_namespace)
+    def routes(self) -> list[Route]:
+        key = self.taxonomy.rest_namespace
         base = f"/{self.taxonomy.rest_base}"
-        ns.route(
+        collection = Route(
+            key,
             base,
             [
                 Endpoint(("GET",), self.list_terms, self.list_permission, args=self.collection_args()),
                 Endpoint(("POST",), self.create_term, self.create_permission, args=_args_from_schema(self.schema, "POST")),
             ],
+            name=term_route(self.taxonomy),
             schema=lambda: self.schema,
             allow_batch=True,
         )
-        ns.route(
+        item = Route(
+            key,
             base + r"/(?P<id>[\d]+)",
             [
                 Endpoint(("GET",), self.get_term, self.get_permission, args={"context": context_param(self.schema)}),
@@ -310,9 +316,11 @@ class TermsController:
                 ),
             ],
             args={"id": {"description": "Unique identifier for the term.", "type": "integer"}},
+            name=term_route(self.taxonomy, item=True),
             schema=lambda: self.schema,
             allow_batch=True,
         )
+        return [collection, item]
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -388,19 +396,20 @@ class TermsController:
 
     def links(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
         taxonomy = self.taxonomy
-        base = request.base_url
+        url = request.url_for
         links: dict[str, Any] = {
-            "self": [{"href": rest_url(base, f"{self.route}/{term.id}")}],
-            "collection": [{"href": rest_url(base, self.route)}],
-            "about": [{"href": rest_url(base, f"/{taxonomy.rest_namespace}/taxonomies/{taxonomy.name}")}],
+            "self": [{"href": url(term_route(taxonomy, item=True), id=term.id)}],
+            "collection": [{"href": url(term_route(taxonomy))}],
+            "about": [{"href": url(f"{taxonomy.rest_namespace}.taxonomies.item", taxonomy=taxonomy.name)}],
         }
         if term.parent and term.parent in related:
-            links["up"] = [{"embeddable": True, "href": rest_url(base, f"{self.route}/{term.parent}")}]
+            links["up"] = [{"embeddable": True, "href": url(term_route(taxonomy, item=True), id=term.parent)}]
         by_type = []
-        for content_type in taxonomy.object_types:
-            type_base = type_rest_base(self.registry, content_type)
-            if type_base:
-                by_type.append({"href": rest_url(base, f"/{taxonomy.rest_namespace}/{type_base}", {taxonomy.rest_base: term.id})})
+        for type_name in taxonomy.object_types:
+            content_type = self.registry.types.get(type_name)
+            if content_type is not None and content_type.show_in_rest:
+                route = f"{content_type.rest_namespace}.{content_type.rest_base}"
+                by_type.append({"href": url(route, {taxonomy.rest_base: term.id})})
         if by_type:
             links["wp:post_type"] = by_type
         return links
@@ -482,7 +491,7 @@ class TermsController:
                 parent=_parent_value(parent),
             )
         params["context"] = "edit"
-        location = rest_url(request.base_url, f"{self.route}/{term.id}")
+        location = request.url_for(term_route(self.taxonomy, item=True), id=term.id)
         return RestResponse(self._prepared(request, term), 201, {"Location": location})
 
     # -- single term -----------------------------------------------------------------------------

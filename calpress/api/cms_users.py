@@ -16,15 +16,15 @@ from ..content.registry import ContentRegistry
 from ..rest.controller import collection_params, context_param, fields_for_context, not_logged_in, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import sanitize_text_field
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import pagination_headers, rest_url
-from . import Api
+from ..rest.server import pagination_headers
+from .base import Api
 from .scope import context_of, scope_of
 
-NAMESPACE = "cms/v2"
+NAMESPACE = "cms"  # the key of cms/v2 in the namespace table
 AVATAR_SIZES = (24, 48, 96)
 
 
@@ -170,7 +170,7 @@ def avatar_urls(email: str) -> dict[str, str]:
     return {str(size): f"https://secure.gravatar.com/avatar/{digest}?s={size}&d=mm&r=g" for size in AVATAR_SIZES}
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
     site = api.site
     published_types = author_types(site.registry)
 
@@ -226,8 +226,8 @@ def register(api: Api) -> None:
             data[name] = value()
         if wants_field(request, "_links"):
             data["_links"] = {
-                "self": [{"href": rest_url(request.base_url, f"/{NAMESPACE}/users/{user.id}")}],
-                "collection": [{"href": rest_url(request.base_url, f"/{NAMESPACE}/users")}],
+                "self": [{"href": request.url_for("cms.users.item", id=user.id)}],
+                "collection": [{"href": request.url_for("cms.users")}],
             }
         return data
 
@@ -335,7 +335,7 @@ def register(api: Api) -> None:
         except UserError as err:
             raise RestError(err.code, err.message, status=400) from None
         params["context"] = "edit"
-        location = rest_url(request.base_url, f"/{NAMESPACE}/users/{user.id}")
+        location = request.url_for("cms.users.item", id=user.id)
         return RestResponse(prepare(request, user), 201, {"Location": location})
 
     # -- single user ----------------------------------------------------------------------------
@@ -481,8 +481,9 @@ def register(api: Api) -> None:
     }
     view_args = {"context": context_param(ITEM_SCHEMA)}
 
-    ns = api.registry.namespace(NAMESPACE)
-    ns.route(
+    found: list[Route] = []
+    found.append(Route(
+        NAMESPACE,
         "/users",
         [
             Endpoint(("GET",), list_users, list_permission, args=collection_args(site.registry), cache=True),
@@ -490,8 +491,10 @@ def register(api: Api) -> None:
         ],
         schema=lambda: ITEM_SCHEMA,
         allow_batch=True,
-    )
-    ns.route(
+        name="cms.users",
+    ))
+    found.append(Route(
+        NAMESPACE,
         r"/users/(?P<id>[\d]+)",
         [
             Endpoint(("GET",), get_user, get_permission, args=view_args, cache=True),
@@ -501,8 +504,10 @@ def register(api: Api) -> None:
         args={"id": {"description": "Unique identifier for the user.", "type": "integer"}},
         schema=lambda: ITEM_SCHEMA,
         allow_batch=True,
-    )
-    ns.route(
+        name="cms.users.item",
+    ))
+    found.append(Route(
+        NAMESPACE,
         "/users/me",
         [
             Endpoint(("GET",), get_me, lambda request: True, args=view_args, cache=True),
@@ -510,7 +515,9 @@ def register(api: Api) -> None:
             Endpoint(("DELETE",), on_me(delete_user), me_or_401(delete_permission), args=delete_args),
         ],
         schema=lambda: ITEM_SCHEMA,
-    )
+        name="cms.users.me",
+    ))
+    return found
 
 
 def _validate_reassign(value: Any, request: RestRequest, name: str) -> Any:

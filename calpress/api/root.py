@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from ..rest.errors import RestError
-from ..rest.registry import Endpoint
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
-from ..rest.server import rest_url
-from . import Api
+from .base import Api
 from .scope import scope_of
 
 HELP_URL = "https://developer.wordpress.org/rest-api/"
 AUTHORIZE_PATH = "/wp-admin/authorize-application.php"
 
 
-def register(api: Api) -> None:
+def routes(api: Api) -> list[Route]:
+    """``/`` and the index of every namespace (``/cms/v2``...), in the namespace table's order."""
     registry = api.registry
     site = api.site
 
@@ -67,7 +67,7 @@ def register(api: Api) -> None:
             return {
                 "namespace": wanted,
                 "routes": routes,
-                "_links": {"up": [{"href": rest_url(request.base_url, "/")}]},
+                "_links": {"up": [{"href": request.url_for("index")}]},
             }
 
         return [
@@ -78,8 +78,10 @@ def register(api: Api) -> None:
             )
         ]
 
-    registry.namespace_index_factory = namespace_endpoints
-    registry.add_route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}})])
+    found = [Route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}})], name="index")]
+    for key, namespace in registry.namespace_names.items():
+        found.append(Route(key, "", namespace_endpoints(namespace), name=f"{key}.index"))
+    return found
 
 
 def _with_schemas(api: Api, routes: dict[str, Any]) -> dict[str, Any]:

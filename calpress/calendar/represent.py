@@ -18,7 +18,7 @@ from ..content import rendering
 from ..content.items import Context, Item
 from . import events as cal
 from .dates import timezone_abbr
-from .terms import embedded_term
+from .terms import RouteUrl, embedded_term
 
 DETAIL_KEYS = ("year", "month", "day", "hour", "minutes", "seconds")
 EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_code": "", "values": []}
@@ -61,11 +61,12 @@ def obfuscated_email(email: str) -> str:
 
 @dataclass
 class Builder:
-    """Builds representations for one request: the site context, the events namespace's base URL
-    (``{rest}``), and the images of the page (attachment id -> image object or False)."""
+    """Builds representations for one request: the site context, ``url`` (builds the URL of a
+    named REST route: ``url("cal.events.item", id=5)``), and the images of the page (attachment
+    id -> image object or False)."""
 
     ctx: Context
-    rest: str
+    url: RouteUrl
     loaded: cal.Loaded
     images: dict[int, Any]
     single: bool = False
@@ -172,7 +173,7 @@ class Builder:
 
     def term(self, term: Any) -> dict[str, Any]:
         """A term as events embed it (calendar-api.md 2.4 a)."""
-        return embedded_term(term, self.rest)
+        return embedded_term(term, self.url)
 
     # -- event ---------------------------------------------------------------------------------
 
@@ -197,7 +198,7 @@ class Builder:
         post = self._post_fields(item)
         del post["id"]
         data.update(post)
-        data["rest_url"] = f"{self.rest}/events/{item.id}"
+        data["rest_url"] = self.url("cal.events.item", id=item.id)
         data["title"] = rendering.render_title(item.title).strip()
         data["description"] = _html_block(item.content)
         data["excerpt"] = _excerpt(item.excerpt)

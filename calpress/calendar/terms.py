@@ -11,6 +11,7 @@ so a page of events can embed any number of terms at no further cost.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -28,17 +29,21 @@ TERM_BASES = {CATEGORY_TAXONOMY: "categories", "post_tag": "tags"}
 _DIGITS = re.compile(r"\d+")
 
 
-def term_urls(term: Term, rest_base_url: str) -> dict[str, str]:
-    """``self``, ``collection`` and, for a child term, ``up``, under ``rest_base_url`` (the
-    namespace's base, e.g. ``http://example.test/wp-json/cal/events/v1``)."""
-    base = f"{rest_base_url}/{TERM_BASES.get(term.taxonomy, 'categories')}"
-    urls = {"self": f"{base}/{term.id}", "collection": base}
+# Builds the URL of a named route of the REST layer: url("cal.categories.item", id=5).
+RouteUrl = Callable[..., str]
+
+
+def term_urls(term: Term, url: RouteUrl) -> dict[str, str]:
+    """``self``, ``collection`` and, for a child term, ``up``: the term's routes under
+    ``cal/events/v1`` (``url`` builds a named route's URL)."""
+    route = f"cal.{TERM_BASES.get(term.taxonomy, 'categories')}"
+    urls = {"self": url(f"{route}.item", id=term.id), "collection": url(route)}
     if term.parent:
-        urls["up"] = f"{base}/{term.parent}"
+        urls["up"] = url(f"{route}.item", id=term.parent)
     return urls
 
 
-def embedded_term(term: Term, rest_base_url: str) -> dict[str, Any]:
+def embedded_term(term: Term, url: RouteUrl) -> dict[str, Any]:
     """A term as events embed it (shape a): the raw term record plus ``urls``. Terms have no
     groups, and a term's taxonomy entry shares its id, as in a fresh reference install."""
     return {
@@ -52,7 +57,7 @@ def embedded_term(term: Term, rest_base_url: str) -> dict[str, Any]:
         "count": term.count,
         "filter": "raw",
         "id": term.id,
-        "urls": term_urls(term, rest_base_url),
+        "urls": term_urls(term, url),
     }
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 DEFAULT_CATEGORY_ID = 1
 DEFAULT_CATEGORY_NAME = "Uncategorized"
-REST_NAMESPACE = "cms/v2"
+# The key of the REST namespace taxonomies answer in (the REST layer names it on the wire).
+REST_NAMESPACE = "cms"
 
 # -- definitions ----------------------------------------------------------------------------------
 
@@ -69,11 +70,6 @@ class Taxonomy:
     @property
     def label(self) -> str:
         return str(self.labels.get("name") or self.name)
-
-    @property
-    def collection_route(self) -> str:
-        """The route of its terms collection, e.g. ``/cms/v2/categories``."""
-        return f"/{self.rest_namespace}/{self.rest_base}"
 
 
 # The reference's default labels: (non-hierarchical, hierarchical).

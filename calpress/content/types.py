@@ -89,7 +89,8 @@ class ContentType:
     permalink: str = "post"  # post, page or attachment (see items.permalink)
     read_requires_edit: bool = False
     show_in_rest: bool = True
-    rest_namespace: str = "cms/v2"
+    # The key of its REST namespace (the REST layer's namespace table names it on the wire).
+    rest_namespace: str = "cms"
     icon: str = ""
     # The builtin types' REST fields come from a fixed feature list, not from ``supports``
     # (the reference's posts controller: pages show an excerpt they do not "support").

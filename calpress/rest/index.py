@@ -11,7 +11,7 @@ import orjson
 
 from .registry import Registry, Route
 from .schema import PUBLIC_ARG_KEYS
-from .server import rest_url
+from .urls import rest_url
 
 _PUBLIC = frozenset(PUBLIC_ARG_KEYS)
 

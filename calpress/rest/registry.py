@@ -8,9 +8,11 @@ Patterns are written exactly as they appear as keys of the reference's route ind
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from .urls import rest_url
 
 Handler = Callable[[Any], Any]
 Permission = Callable[[Any], Any]
@@ -47,21 +49,69 @@ class Endpoint:
         self.methods = tuple(m.upper() for m in self.methods)
 
 
-@dataclass
-class Route:
-    namespace: str
-    pattern: str
-    endpoints: list[Endpoint]
-    schema: Callable[[], dict[str, Any]] | None = None
-    show_in_index: bool = True
-    regex: re.Pattern[str] = field(init=False)
-    has_params: bool = field(init=False)
-    _schema_cache: dict[str, Any] | None = field(default=None, init=False, repr=False)
+# A named group of a route pattern, its body allowing one level of nested parentheses.
+_GROUP = re.compile(r"\(\?P<(\w+)>((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)")
 
-    def __post_init__(self) -> None:
+
+class Route:
+    r"""One route: the key of its namespace, its path under it, its endpoints, its name and its
+    item schema. Route-level ``args`` are merged first into every endpoint's, and ``allow_batch``
+    into every endpoint.
+
+    ``path`` is the pattern under the namespace, exactly as it appears after the namespace in
+    the keys of the reference's route index (``/posts/(?P<id>[\d]+)``; ``""`` for the namespace's
+    own index; ``/`` with the namespace key ``""`` for the site root). The registry binds it to
+    the namespace's name on the wire (``bind``), which gives ``pattern``, its regex and the
+    ``template`` URLs are built from.
+    """
+
+    def __init__(
+        self,
+        namespace: str,
+        path: str,
+        endpoints: Iterable[Endpoint],
+        *,
+        name: str = "",
+        args: dict[str, dict[str, Any]] | None = None,
+        schema: Callable[[], dict[str, Any]] | None = None,
+        allow_batch: bool = False,
+        show_in_index: bool = True,
+    ) -> None:
+        self.namespace_key = namespace
+        self.path = path
+        self.name = name
+        self.endpoints = list(endpoints)
+        for endpoint in self.endpoints:
+            if args:
+                endpoint.args = {**args, **endpoint.args}
+            if allow_batch:
+                endpoint.allow_batch = True
+        self.schema = schema
+        self.show_in_index = show_in_index
+        self._schema_cache: dict[str, Any] | None = None
+        # Set by bind():
+        self.namespace = ""
+        self.pattern = ""
+        self.regex: re.Pattern[str] = re.compile("")
+        self.has_params = False
+        self.template = ""
+        self.params: dict[str, str] = {}
+
+    def bind(self, namespace: str) -> Route:
+        """Place the route under the namespace called ``namespace`` on the wire ("" for none)."""
+        self.namespace = namespace
+        self.pattern = f"/{namespace}{self.path}" if namespace else self.path
         # The reference matches '@^route$@i' with PCRE, where \w and \d are ASCII.
         self.regex = re.compile(f"^{self.pattern}$", re.IGNORECASE | re.ASCII)
         self.has_params = "(?P<" in self.pattern
+        self.params = {}
+
+        def placeholder(match: re.Match[str]) -> str:
+            self.params[match.group(1)] = match.group(2)
+            return "{" + match.group(1) + "}"
+
+        self.template = _GROUP.sub(placeholder, self.pattern)
+        return self
 
     @property
     def methods(self) -> list[str]:
@@ -87,6 +137,15 @@ class Route:
                     return endpoint
         return None
 
+    def path_with(self, params: dict[str, Any]) -> str:
+        """The route's path with its parameters filled in (``/cms/v2/posts/5``)."""
+        if not self.params:
+            return self.pattern
+        return self.template.format_map({key: params[key] for key in self.params})
+
+    def __repr__(self) -> str:
+        return f"Route({self.name or self.pattern!r})"
+
 
 def public_schema(schema: Any) -> Any:
     """A copy of a schema without what only the server uses (``arg_options``, callables)."""
@@ -97,86 +156,61 @@ def public_schema(schema: Any) -> Any:
     return schema
 
 
-class Namespace:
-    """A handle for registering the routes of one namespace (``cms/v2``, ``cal/events/v1``...)."""
-
-    def __init__(self, registry: Registry, name: str) -> None:
-        self.registry = registry
-        self.name = name
-
-    def route(
-        self,
-        path: str,
-        endpoints: Iterable[Endpoint],
-        *,
-        args: dict[str, dict[str, Any]] | None = None,
-        schema: Callable[[], dict[str, Any]] | None = None,
-        allow_batch: bool = False,
-        show_in_index: bool = True,
-    ) -> Route:
-        """Register ``/{namespace}{path}``. Route-level ``args`` are merged first into every endpoint."""
-        return self.registry.add_route(
-            self.name,
-            f"/{self.name}{path}",
-            endpoints,
-            args=args,
-            schema=schema,
-            allow_batch=allow_batch,
-            show_in_index=show_in_index,
-        )
-
-
 class Registry:
-    """All routes, in registration order, with a namespace-keyed lookup for dispatch."""
+    """All routes, in registration order, with a namespace-keyed lookup for dispatch and a
+    name-keyed one for building URLs.
 
-    def __init__(self) -> None:
+    ``namespaces`` maps each namespace's key (``cms``) to its name on the wire (``cms/v2``), in
+    the order the site description lists them. Routes name their namespace by key, so the wire
+    names are data: serving the same routes under another name (the reference's ``wp/v2``) is a
+    change of this table, not of the routes.
+    """
+
+    def __init__(self, namespaces: Mapping[str, str] | None = None) -> None:
+        self.namespace_names: dict[str, str] = dict(namespaces or {})
+        self.namespaces: list[str] = list(self.namespace_names.values())
         self.routes: dict[str, Route] = {}
-        self.namespaces: list[str] = []
-        self._by_namespace: dict[str, list[Route]] = {}
+        self.by_name: dict[str, Route] = {}
+        self._by_namespace: dict[str, list[Route]] = {name: [] for name in self.namespaces}
         self._unnamespaced: list[Route] = []
-        self._namespace_order: list[str] = []
-        self.namespace_index_factory: Callable[[str], list[Endpoint]] | None = None
+        self._namespace_order = sorted(self.namespaces, key=len, reverse=True)
         self._match_cache: dict[str, Any] = {}
 
-    def namespace(self, name: str) -> Namespace:
-        """Declare (once) and return a namespace; its index route ``/{name}`` is registered with it."""
-        if name not in self._by_namespace:
-            self.namespaces.append(name)
-            self._by_namespace[name] = []
-            self._namespace_order = sorted(self.namespaces, key=len, reverse=True)
-            if self.namespace_index_factory is not None:
-                self.add_route(name, f"/{name}", self.namespace_index_factory(name))
-        return Namespace(self, name)
+    def wire_name(self, key: str) -> str:
+        """The name on the wire of the namespace ``key`` (``cms`` -> ``cms/v2``)."""
+        try:
+            return self.namespace_names[key]
+        except KeyError:
+            raise ValueError(f"no namespace with the key {key!r}") from None
 
-    def add_route(
-        self,
-        namespace: str,
-        pattern: str,
-        endpoints: Iterable[Endpoint],
-        *,
-        args: dict[str, dict[str, Any]] | None = None,
-        schema: Callable[[], dict[str, Any]] | None = None,
-        allow_batch: bool = False,
-        show_in_index: bool = True,
-    ) -> Route:
-        if pattern in self.routes:
-            raise ValueError(f"route {pattern} is registered twice")
-        endpoint_list = list(endpoints)
-        for endpoint in endpoint_list:
-            if args:
-                endpoint.args = {**args, **endpoint.args}
-            if allow_batch:
-                endpoint.allow_batch = True
-        route = Route(namespace, pattern, endpoint_list, schema=schema, show_in_index=show_in_index)
-        self.routes[pattern] = route
+    def add(self, route: Route) -> Route:
+        route.bind(self.wire_name(route.namespace_key) if route.namespace_key else "")
+        if route.pattern in self.routes:
+            raise ValueError(f"route {route.pattern} is registered twice")
+        if route.name:
+            if route.name in self.by_name:
+                raise ValueError(f"route name {route.name} is used twice")
+            self.by_name[route.name] = route
+        self.routes[route.pattern] = route
         self._match_cache.clear()
-        if namespace:
-            if namespace not in self._by_namespace:
-                self.namespace(namespace)
-            self._by_namespace[namespace].append(route)
+        if route.namespace:
+            self._by_namespace[route.namespace].append(route)
         else:
             self._unnamespaced.append(route)
         return route
+
+    def add_all(self, routes: Iterable[Route]) -> None:
+        for route in routes:
+            self.add(route)
+
+    def path(self, name: str, **params: Any) -> str:
+        """The path of the route called ``name`` with ``params`` filled in."""
+        return self.by_name[name].path_with(params)
+
+    def url(self, base_url: str, name: str, query: Any = None, **params: Any) -> str:
+        """The URL of the route called ``name`` under a request's base URL, with ``params`` filled
+        in and ``query`` (pairs or a dict) appended."""
+        return rest_url(base_url, self.by_name[name].path_with(params), query)
 
     def candidates(self, path: str) -> Iterator[Route]:
         """Routes that may match ``path``: its namespace's routes (longest namespace first), then

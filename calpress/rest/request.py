@@ -14,6 +14,7 @@ from urllib.parse import unquote_plus, urlsplit
 import orjson
 
 from .errors import RestError
+from .urls import rest_url
 
 _MISSING = object()
 
@@ -150,6 +151,7 @@ class RestRequest:
         "remote_addr",
         "endpoint",
         "route_def",
+        "routes",
         "scope",
         "_json_error",
         "_merged",
@@ -185,8 +187,10 @@ class RestRequest:
         self.remote_addr = remote_addr
         self.endpoint: Any = None
         self.route_def: Any = None
-        # The request's scope (rest/scope.py), given by the engine before anything runs.
+        # The request's scope (rest/scope.py) and the route registry it runs in, given by the
+        # engine before anything runs.
         self.scope: Any = None
+        self.routes: Any = None
         self._json_error: RestError | None = None
         self._merged: dict[str, Any] | None = None
         self._parse_body()
@@ -265,6 +269,16 @@ class RestRequest:
         if self.json:
             return {**self.body, **self.json}
         return dict(self.body)
+
+    def url_for(self, name: str, query: Any = None, *, slash: bool = False, **params: Any) -> str:
+        """The URL of the route called ``name`` under this request's REST base, with ``params``
+        filled in and ``query`` (pairs or a dict) appended; ``slash`` ends the path with a slash
+        (the calendar's archive URLs do)."""
+        return rest_url(self.base_url, self.routes.path(name, **params) + ("/" if slash else ""), query)
+
+    def namespace_url(self, key: str, path: str = "", query: Any = None) -> str:
+        """A URL under the namespace ``key`` for a route the service does not answer yet."""
+        return rest_url(self.base_url, f"/{self.routes.wire_name(key)}{path}", query)
 
     @property
     def origin(self) -> str:

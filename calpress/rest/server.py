@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -24,6 +24,7 @@ from .registry import Endpoint, Registry, Route
 from .request import RestRequest, parse_query
 from .response import RestResponse, ensure_response
 from .scope import Scope
+from .urls import rest_url
 
 log = logging.getLogger("calpress.rest")
 
@@ -103,6 +104,7 @@ class RestServer:
         """Answer one HTTP request: returns status, header pairs and the body bytes."""
         if request.scope is None:
             request.scope = self.new_scope(request)
+        request.routes = self.registry
         http_method = (http_method or request.method).upper()
         query = request.query
         jsonp = query.get("_jsonp")
@@ -143,6 +145,7 @@ class RestServer:
         """Answer with ``error`` without running the request (used by the transport)."""
         if request.scope is None:
             request.scope = self.new_scope(request)
+        request.routes = self.registry
         request.user = ANONYMOUS
         return self._finish(request, error_response(error), request.method, nocache=False)
 
@@ -433,6 +436,7 @@ class RestServer:
         sub = RestRequest(method, route, query=query, base_url=base, remote_addr=parent.remote_addr)
         sub.user = parent.user
         sub.auth = parent.auth
+        sub.routes = parent.routes
         # It reads what the parent's answer links to, as the parent's user: it shares the
         # parent's loaded records (a batch sub-request would not).
         sub.scope = parent.scope.child(sub, share=True)
@@ -614,16 +618,6 @@ def page_url(request: RestRequest, page: int) -> str:
     return rest_url(request.base_url, request.route, pairs)
 
 
-def rest_url(base_url: str, route: str, query: list[tuple[str, str]] | dict[str, Any] | None = None) -> str:
-    """A URL for ``route`` under the request's base (handles the ``?rest_route=`` form)."""
-    pairs = list(query.items()) if isinstance(query, dict) else list(query or [])
-    if "?rest_route=" in base_url:
-        url = base_url + route
-        return url + ("&" + urlencode(pairs) if pairs else "")
-    url = base_url + route
-    return url + ("?" + urlencode(pairs) if pairs else "")
-
-
 def _flatten_query(query: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for key, value in query.items():
@@ -657,5 +651,4 @@ __all__ = [
     "filter_fields",
     "page_url",
     "pagination_headers",
-    "rest_url",
 ]

@@ -14,6 +14,7 @@ from content_support import make_item, set_option
 
 from calpress.calendar.terms import embedded_term
 from calpress.content import terms as tx
+from calpress.rest.registry import Registry, Route
 from calpress.store.tables import term_links, terms
 
 REST = "http://example.test/cal/events/v1"
@@ -877,8 +878,10 @@ def test_events_embed_their_terms_and_see_term_changes(client: Any, app: Any, ad
 
 
 def test_embedded_term_of_a_child_links_up() -> None:
+    routes = Registry({"cal": "cal/events/v1"})
+    routes.add_all([Route("cal", "/categories", [], name="cal.categories"), Route("cal", r"/categories/(?P<id>\d+)", [], name="cal.categories.item")])
     term = tx.Term(id=7, taxonomy="cal_events_cat", name="Kid", slug="kid", description="<b>x</b>", parent=3, count=2)
-    assert embedded_term(term, "http://h/wp-json/cal/events/v1") == {
+    assert embedded_term(term, lambda name, **params: routes.url("http://h/wp-json", name, **params)) == {
         "name": "Kid", "slug": "kid", "term_group": 0, "term_taxonomy_id": 7, "taxonomy": "cal_events_cat",
         "description": "<b>x</b>", "parent": 3, "count": 2, "filter": "raw", "id": 7,
         "urls": {

@@ -20,7 +20,7 @@ def test_registry_definitions() -> None:
     assert [t.name for t in REGISTRY.taxonomies_for_type("cal_events")] == ["post_tag", "cal_events_cat"]
     category = REGISTRY.taxonomies.get("category")
     assert category is not None and category.hierarchical and category.rest_base == "categories"
-    assert category.collection_route == "/cms/v2/categories"
+    assert category.rest_namespace == "cms"  # the namespace key; the REST layer names it cms/v2
     assert category.labels["name_admin_bar"] == "category"  # no singular name given: the taxonomy name
     assert list(category.labels)[-2:] == ["menu_name", "name_admin_bar"]
     tags = REGISTRY.taxonomies.get("post_tag")

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from calpress.rest.errors import RestError
-from calpress.rest.registry import Endpoint, Registry
+from calpress.rest.registry import Endpoint, Registry, Route
 from calpress.rest.request import RestRequest, parse_query
 from calpress.rest.response import RestResponse
 from calpress.rest.server import RestServer, pagination_headers
@@ -49,8 +49,7 @@ def calls():
 
 @pytest.fixture()
 def server(calls):
-    registry = Registry()
-    ns = registry.namespace("test/v1")
+    registry = Registry({"test": "test/v1"})
 
     def can_edit(request):
         calls.append(("permission", request.method))
@@ -78,7 +77,8 @@ def server(calls):
         calls.append(("handler", "create"))
         return RestResponse({"title": request.get_param("title"), "count": request.get_param("count"), "tags": request.get_param("tags")}, 201)
 
-    ns.route(
+    registry.add(Route(
+        "test",
         "/things",
         [
             Endpoint(
@@ -103,17 +103,20 @@ def server(calls):
                 },
             ),
         ],
-    )
-    ns.route(
+        name="test.things",
+    ))
+    registry.add(Route(
+        "test",
         r"/things/(?P<id>[\d]+)",
         [
             Endpoint(("GET",), get_thing, lambda request: True, args={"context": {"type": "string", "default": "view"}}),
             Endpoint(("DELETE",), delete_thing, can_edit, args={"force": {"type": "boolean", "default": False}}),
         ],
         args={"id": {"type": "integer"}},
-    )
-    ns.route(r"/people/(?P<id>[\d]+)", [Endpoint(("GET",), lambda request: {"id": int(request.get_param("id")), "name": "Ann", "context": request.get_param("context")}, lambda request: True)])
-    ns.route("/empty", [Endpoint(("DELETE",), lambda request: RestResponse(None, 204), lambda request: True)])
+        name="test.things.item",
+    ))
+    registry.add(Route("test", r"/people/(?P<id>[\d]+)", [Endpoint(("GET",), lambda request: {"id": int(request.get_param("id")), "name": "Ann", "context": request.get_param("context")}, lambda request: True)], name="test.people.item"))
+    registry.add(Route("test", "/empty", [Endpoint(("DELETE",), lambda request: RestResponse(None, 204), lambda request: True)], name="test.empty"))
     return RestServer(registry, HeaderAuth())
 
 
@@ -312,8 +315,8 @@ def test_no_content_has_empty_body(server):
 
 
 def test_handler_defect_is_a_500_in_the_error_shape():
-    registry = Registry()
-    registry.namespace("boom/v1").route("/x", [Endpoint(("GET",), lambda request: 1 / 0, lambda request: True)])
+    registry = Registry({"boom": "boom/v1"})
+    registry.add(Route("boom", "/x", [Endpoint(("GET",), lambda request: 1 / 0, lambda request: True)]))
     status, _, body = call(RestServer(registry, HeaderAuth()), "GET", "/boom/v1/x")
     assert status == 500 and body["code"] == "internal_server_error"
 

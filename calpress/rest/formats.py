@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+from ..compat.php import PHP_TRIM, php_trim, to_php_string
+
 __all__ = [
     "ALLOWED_PROTOCOLS",
     "english_list",
@@ -26,15 +28,10 @@ __all__ = [
     "is_rest_date",
     "is_uuid",
     "parse_rest_date",
-    "php_float_str",
-    "php_trim",
     "sanitize_hex_color",
     "sanitize_text_field",
     "sanitize_textarea_field",
 ]
-
-# The characters PHP's trim() strips by default (not Python's Unicode whitespace set).
-_PHP_TRIM = " \t\n\r\0\x0b"
 
 # The reference's default list of URL schemes accepted by esc_url().
 ALLOWED_PROTOCOLS: tuple[str, ...] = (
@@ -44,50 +41,9 @@ ALLOWED_PROTOCOLS: tuple[str, ...] = (
 _ALLOWED_PROTOCOLS_SET = frozenset(ALLOWED_PROTOCOLS)
 
 
-def php_trim(s: str, chars: str = _PHP_TRIM) -> str:
-    """PHP ``trim()``: strip only the given characters (default: space, tab, CR, LF, NUL, VT)."""
-    return s.strip(chars)
-
-
-def php_float_str(value: float) -> str:
-    """PHP's string conversion of a float (``precision`` = 14 significant digits).
-
-    ``1.0`` -> "1", ``0.1`` -> "0.1", ``1e20`` -> "1.0E+20", ``1.5e-7`` -> "1.5E-7".
-    """
-    if value != value:
-        return "NAN"
-    if value in (float("inf"), float("-inf")):
-        return "INF" if value > 0 else "-INF"
-    text = f"{value:.14G}"
-    if "E" in text:
-        mantissa, exponent = text.split("E")
-        if "." not in mantissa:
-            mantissa += ".0"
-        sign = "-" if exponent.startswith("-") else "+"
-        return f"{mantissa}E{sign}{int(exponent.lstrip('+-'))}"
-    if text == "-0":
-        return "-0"
-    return text
-
-
-def _to_php_string(value: Any) -> str | None:
-    """``(string) $value`` for scalars; None for arrays/objects (the callers then give up)."""
-    if isinstance(value, str):
-        return value
-    if value is None or value is False:
-        return ""
-    if value is True:
-        return "1"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return php_float_str(value)
-    return None
-
-
 def english_list(items: Iterable[Any]) -> str:
     """Join items the way the reference's ``%l`` placeholder does: "a", "a and b", "a, b, and c"."""
-    parts = [item if isinstance(item, str) else (_to_php_string(item) or "") for item in items]
+    parts = [item if isinstance(item, str) else (to_php_string(item) or "") for item in items]
     if not parts:
         return ""
     if len(parts) == 1:
@@ -234,7 +190,7 @@ def _sanitize_text(value: Any, keep_newlines: bool) -> str:
     if isinstance(value, str):
         text = value
     else:
-        converted = _to_php_string(value)
+        converted = to_php_string(value)
         if converted is None:  # arrays and objects sanitise to ""
             return ""
         text = converted
@@ -292,13 +248,13 @@ def is_email(s: Any) -> bool:
         return False
     if _DOTS.search(domain):
         return False
-    if php_trim(domain, _PHP_TRIM + ".") != domain:
+    if php_trim(domain, PHP_TRIM + ".") != domain:
         return False
     subs = domain.split(".")
     if len(subs) < 2:
         return False
     for sub in subs:
-        if php_trim(sub, _PHP_TRIM + "-") != sub:
+        if php_trim(sub, PHP_TRIM + "-") != sub:
             return False
         if not _EMAIL_SUB.match(sub):
             return False
@@ -384,13 +340,13 @@ def esc_url_raw(url: Any, protocols: Iterable[str] | None = None) -> str:
     if url is None:
         return ""
     if not isinstance(url, str):
-        converted = _to_php_string(url)
+        converted = to_php_string(url)
         if converted is None:
             return ""
         url = converted
     if url == "":
         return url
-    url = url.lstrip(_PHP_TRIM).replace(" ", "%20")
+    url = url.lstrip(PHP_TRIM).replace(" ", "%20")
     url = _URL_DROP.sub("", url)
     if url == "":
         return url

@@ -7,8 +7,10 @@ filtering by context (``filter_by_context``) and endpoint arguments derived from
 
 Values come from JSON (dict, list, str, int, float, bool, None) or from query strings, where
 bracketed arrays arrive either as lists or as dicts keyed "0", "1", ... The reference runs on
-PHP arrays, which do not distinguish the two; the helpers below model PHP's notions of
-"numeric array", "scalar", loose numeric strings and the string casts where they show through.
+PHP arrays, which do not distinguish the two; PHP's own rules (numeric strings, the casts,
+"numeric array", "scalar") come from :mod:`calpress.compat.php` and the ``pattern`` keyword's
+PCRE from :mod:`calpress.compat.pcre`. The helpers below are the REST API's rules built on them
+(rest_is_integer, rest_is_array, rest_sanitize_array, rest_are_values_equal, ...).
 
 This runs for every argument of every request, so the hot paths avoid copies and compile each
 regular expression once.
@@ -16,13 +18,27 @@ regular expression once.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..compat.php import (
+    is_list_like,
+    is_numeric,
+    is_scalar,
+    json_encode,
+    num,
+    number_format,
+    parse_list,
+    php_d,
+    php_float,
+    php_int,
+    php_key,
+    php_str,
+    str_number,
+)
 from .errors import RestError
 from .formats import (
     english_list,
@@ -32,7 +48,6 @@ from .formats import (
     is_ip,
     is_rest_date,
     is_uuid,
-    php_float_str,
     sanitize_hex_color,
     sanitize_text_field,
     sanitize_textarea_field,
@@ -65,53 +80,7 @@ ALLOWED_TYPES = frozenset(("array", "object", "string", "number", "integer", "bo
 VALIDATE_MARKER = "rest_validate_request_arg"
 SANITIZE_MARKER = "rest_sanitize_request_arg"
 
-# --------------------------------------------------------------------------- PHP value model
-
-# PHP 8 numeric strings: optional surrounding whitespace, sign, digits/decimal, exponent.
-_NUMERIC = re.compile(
-    r"[ \t\n\r\x0b\x0c]*([+-]?(?:[0-9]+(\.[0-9]*)?|(\.)[0-9]+)([eE][+-]?[0-9]+)?)[ \t\n\r\x0b\x0c]*"
-)
-_NUMERIC_PREFIX = re.compile(r"[ \t\n\r\x0b\x0c]*([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_INT_LITERAL = re.compile(r"[+-]?[0-9]+")
-# Keys PHP turns into integers when used as array keys ("0", "17", "-3"; not "01", "+1", " 1").
-_INT_KEY = re.compile(r"0|-?[1-9][0-9]*")
-# wp_parse_list(): split on commas and (ASCII) whitespace.
-_LIST_SPLIT = re.compile(r"[ \t\n\r\x0b\x0c,]+")
-_INT64_MAX = 2**63 - 1
-_INT64_MIN = -(2**63)
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (str, int, float))  # bool is an int subclass
-
-
-def _str_number(text: str) -> int | float | None:
-    """The number a PHP numeric string stands for, or None when it is not numeric."""
-    m = _NUMERIC.fullmatch(text)
-    if m is None:
-        return None
-    if m.group(2) is None and m.group(3) is None and m.group(4) is None:  # a plain integer
-        return int(m.group(1))
-    return float(m.group(1))
-
-
-def _is_numeric(value: Any) -> bool:
-    """PHP is_numeric(): ints, floats and numeric strings; never booleans."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    return isinstance(value, str) and _NUMERIC.fullmatch(value) is not None
-
-
-def _num(value: Any) -> int | float:
-    """The number a numeric value stands for (strings as PHP reads them)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (int, float)):
-        return value
-    number = _str_number(value)
-    return 0 if number is None else number
+# --------------------------------------------------------------------------- REST value model
 
 
 def _is_integer(value: Any) -> bool:
@@ -123,7 +92,7 @@ def _is_integer(value: Any) -> bool:
     if isinstance(value, float):
         return math.isinf(value) or value.is_integer()
     if isinstance(value, str):
-        number = _str_number(value)
+        number = str_number(value)
         if number is None:
             return False
         return isinstance(number, int) or math.isinf(number) or number.is_integer()
@@ -141,36 +110,13 @@ def _is_boolean(value: Any) -> bool:
     return False
 
 
-def _is_int_key(key: Any) -> bool:
-    if isinstance(key, bool):
-        return False
-    if isinstance(key, int):
-        return True
-    return isinstance(key, str) and _INT_KEY.fullmatch(key) is not None and _INT64_MIN <= int(key) <= _INT64_MAX
-
-
-def _is_list_like(value: Any) -> bool:
-    """wp_is_numeric_array(): a list, or a dict whose keys would all be PHP integer keys."""
-    if isinstance(value, (list, tuple)):
-        return True
-    if isinstance(value, dict):
-        return all(_is_int_key(k) for k in value)
-    return False
-
-
-def _parse_list(value: Any) -> list[str]:
-    """wp_parse_list() for a scalar: the string form split on commas/whitespace, empties dropped."""
-    text = value if isinstance(value, str) else _php_str(value)
-    return [part for part in _LIST_SPLIT.split(text) if part]
-
-
 def _is_array(value: Any) -> bool:
     """rest_is_array(): scalars always qualify (they become a parsed list); else a numeric array."""
     if isinstance(value, (list, tuple)):
         return True
-    if _is_scalar(value):
+    if is_scalar(value):
         return True
-    return _is_list_like(value)
+    return is_list_like(value)
 
 
 def _to_list(value: Any) -> list[Any]:
@@ -179,8 +125,8 @@ def _to_list(value: Any) -> list[Any]:
         return value
     if isinstance(value, tuple):
         return list(value)
-    if _is_scalar(value):
-        return _parse_list(value)
+    if is_scalar(value):
+        return parse_list(value)
     if isinstance(value, dict):
         return list(value.values())
     return []
@@ -202,72 +148,6 @@ def _to_object(value: Any) -> dict[Any, Any]:
     return {}
 
 
-def _php_str(value: Any) -> str:
-    """``(string) $value``."""
-    if isinstance(value, str):
-        return value
-    if value is None or value is False:
-        return ""
-    if value is True:
-        return "1"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return php_float_str(value)
-    if isinstance(value, (list, tuple, dict)):
-        return "Array"
-    return str(value)
-
-
-def _php_int(value: Any) -> int:
-    """``(int) $value``: numeric prefixes of strings, truncation of floats, 0 for NaN/INF."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return 0
-        return int(value)
-    if isinstance(value, str):
-        number = _str_number(value)
-        if type(number) is int:
-            return max(_INT64_MIN, min(_INT64_MAX, number))
-        m = _NUMERIC_PREFIX.match(value)  # a leading-numeric string ("12abc") or a float form
-        if m is None:
-            return 0
-        literal = m.group(1)
-        if _INT_LITERAL.fullmatch(literal):
-            return max(_INT64_MIN, min(_INT64_MAX, int(literal)))
-        return _php_int(float(literal))
-    if value is None:
-        return 0
-    if isinstance(value, (list, tuple, dict)):
-        return 1 if value else 0
-    return 0
-
-
-def _php_float(value: Any) -> float:
-    """``(float) $value``."""
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int):
-        try:
-            return float(value)
-        except OverflowError:
-            return math.inf if value > 0 else -math.inf
-    if isinstance(value, float):
-        return value
-    if isinstance(value, str):
-        m = _NUMERIC_PREFIX.match(value)
-        return float(m.group(1)) if m else 0.0
-    if value is None:
-        return 0.0
-    if isinstance(value, (list, tuple, dict)):
-        return 1.0 if value else 0.0
-    return 0.0
-
-
 def _php_bool(value: Any) -> bool:
     """rest_sanitize_boolean(): "false"/"0" (any case) are false, then PHP truthiness."""
     if isinstance(value, str):
@@ -277,44 +157,17 @@ def _php_bool(value: Any) -> bool:
     return bool(value)
 
 
-def _php_d(value: Any) -> str:
-    """``sprintf('%d', $value)``: the integer part."""
-    return str(_php_int(value))
-
-
-def _number_format(value: Any) -> str:
-    """number_format_i18n($n) in English: rounded half away from zero, comma thousands separators."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    number = _php_float(value)
-    if math.isnan(number) or math.isinf(number):
-        return php_float_str(number)
-    rounded = int(math.floor(abs(number) + 0.5))
-    return f"{-rounded if number < 0 else rounded:,}"
-
-
 def _plural(count: Any, singular: str, plural: str) -> str:
     return singular if count == 1 else plural
 
 
-def _json_encode(value: Any) -> str:
-    """wp_json_encode() with PHP's default flags (escaped slashes and Unicode)."""
-    if isinstance(value, dict) and not value:
-        return "[]"  # an empty PHP array
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("/", "\\/")
-
-
 def _enum_label(value: Any) -> str:
-    return _php_str(value) if _is_scalar(value) else _json_encode(value)
-
-
-def _php_key(key: Any) -> Any:
-    return int(key) if isinstance(key, str) and _is_int_key(key) else key
+    return php_str(value) if is_scalar(value) else json_encode(value)
 
 
 def _keyed(value: Any) -> dict[Any, Any]:
     if isinstance(value, dict):
-        return {_php_key(k): v for k, v in value.items()}
+        return {php_key(k): v for k, v in value.items()}
     return dict(enumerate(value))
 
 
@@ -356,7 +209,7 @@ def _stable_key(value: Any) -> Any:
         return ("a", tuple((i, _stable_key(v)) for i, v in enumerate(value)))
     if isinstance(value, dict):
         items = sorted(
-            ((_php_key(k), _stable_key(v)) for k, v in value.items()),
+            ((php_key(k), _stable_key(v)) for k, v in value.items()),
             key=lambda kv: (isinstance(kv[0], str), kv[0]),
         )
         return ("a", tuple(items))
@@ -631,7 +484,7 @@ def pattern_matches(pattern: str, subject: Any) -> bool:
         _PATTERN_CACHE[pattern] = compiled
     if compiled is None:
         return False
-    return compiled.search(subject if isinstance(subject, str) else _php_str(subject)) is not None
+    return compiled.search(subject if isinstance(subject, str) else php_str(subject)) is not None
 
 
 def _pattern_property_schema(key: Any, schema: dict[str, Any]) -> Any:
@@ -656,7 +509,7 @@ def _with_parent_type(sub: Any, parent: dict[str, Any]) -> Any:
 def _combining_error(param: str, err: RestError, schema: Any, index: int) -> RestError:
     title = schema.get("title") if isinstance(schema, dict) else None
     if title is not None:
-        message = f"{param} is not a valid {_php_str(title)}. Reason: {err.message}"
+        message = f"{param} is not a valid {php_str(title)}. Reason: {err.message}"
     else:
         message = f"{param} does not match the expected format. Reason: {err.message}"
     return RestError("rest_no_matching_schema", message, data={"position": index})
@@ -736,7 +589,7 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "array": _is_array,
     "object": _is_object,
     "integer": _is_integer,
-    "number": _is_numeric,
+    "number": is_numeric,
     "boolean": _is_boolean,
     "string": lambda v: isinstance(v, str),
     "null": lambda v: v is None,
@@ -758,7 +611,7 @@ def _best_type(value: Any, types: list[Any]) -> str:
             return t
     for t in types:
         if not isinstance(t, str) or t not in ALLOWED_TYPES:
-            return t if isinstance(t, str) else _php_str(t)
+            return t if isinstance(t, str) else php_str(t)
     return ""
 
 
@@ -787,7 +640,7 @@ def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str)
         for name in required:
             if name not in obj:
                 return RestError(
-                    "rest_property_required", f"{_php_str(name)} is a required property of {param}."
+                    "rest_property_required", f"{php_str(name)} is a required property of {param}."
                 )
     elif props is not None:  # draft-03 style: ``required: true`` on each property
         for name, prop in props.items():
@@ -818,14 +671,14 @@ def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str)
     if min_props is not None and len(obj) < min_props:
         return RestError(
             "rest_too_few_properties",
-            f"{param} must contain at least {_number_format(min_props)} "
+            f"{param} must contain at least {number_format(min_props)} "
             f"{_plural(min_props, 'property', 'properties')}.",
         )
     max_props = schema.get("maxProperties")
     if max_props is not None and len(obj) > max_props:
         return RestError(
             "rest_too_many_properties",
-            f"{param} must contain at most {_number_format(max_props)} "
+            f"{param} must contain at most {number_format(max_props)} "
             f"{_plural(max_props, 'property', 'properties')}.",
         )
     return None
@@ -845,13 +698,13 @@ def _validate_array(value: Any, schema: dict[str, Any], param: str, type_: str) 
     if min_items is not None and len(items) < min_items:
         return RestError(
             "rest_too_few_items",
-            f"{param} must contain at least {_number_format(min_items)} {_plural(min_items, 'item', 'items')}.",
+            f"{param} must contain at least {number_format(min_items)} {_plural(min_items, 'item', 'items')}.",
         )
     max_items = schema.get("maxItems")
     if max_items is not None and len(items) > max_items:
         return RestError(
             "rest_too_many_items",
-            f"{param} must contain at most {_number_format(max_items)} {_plural(max_items, 'item', 'items')}.",
+            f"{param} must contain at most {number_format(max_items)} {_plural(max_items, 'item', 'items')}.",
         )
     if schema.get("uniqueItems") and not _has_unique_items(items):
         return RestError("rest_duplicate_items", f"{param} has duplicate items.")
@@ -860,8 +713,8 @@ def _validate_array(value: Any, schema: dict[str, Any], param: str, type_: str) 
 
 def _bound(schema: dict[str, Any], key: str) -> Any:
     bound = schema.get(key)
-    if isinstance(bound, str) and _is_numeric(bound):
-        return _num(bound)
+    if isinstance(bound, str) and is_numeric(bound):
+        return num(bound)
     return bound
 
 
@@ -872,7 +725,7 @@ def _as_number(value: Any) -> int | float | None:
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, str):
-        return _str_number(value)
+        return str_number(value)
     return None
 
 
@@ -888,11 +741,11 @@ def _number_keywords(number: int | float, schema: dict[str, Any], param: str) ->
     multiple = schema.get("multipleOf")
     if multiple is not None:
         try:
-            remainder = math.fmod(number, _num(multiple) if _is_numeric(multiple) else multiple)
+            remainder = math.fmod(number, num(multiple) if is_numeric(multiple) else multiple)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             remainder = math.nan  # PHP's fmod(x, 0) is NAN, which is not 0.0
         if remainder != 0.0:
-            return RestError("rest_invalid_multiple", f"{param} must be a multiple of {_php_str(multiple)}.")
+            return RestError("rest_invalid_multiple", f"{param} must be a multiple of {php_str(multiple)}.")
 
     minimum = _bound(schema, "minimum")
     maximum = _bound(schema, "maximum")
@@ -903,21 +756,21 @@ def _number_keywords(number: int | float, schema: dict[str, Any], param: str) ->
     # The reference formats the bounds with %d: the integer part only.
     if maximum is None:
         if excl_min and number <= minimum:
-            return _out_of_bounds(f"{param} must be greater than {_php_d(minimum)}")
+            return _out_of_bounds(f"{param} must be greater than {php_d(minimum)}")
         if not excl_min and number < minimum:
-            return _out_of_bounds(f"{param} must be greater than or equal to {_php_d(minimum)}")
+            return _out_of_bounds(f"{param} must be greater than or equal to {php_d(minimum)}")
     elif minimum is None:
         if excl_max and number >= maximum:
-            return _out_of_bounds(f"{param} must be less than {_php_d(maximum)}")
+            return _out_of_bounds(f"{param} must be less than {php_d(maximum)}")
         if not excl_max and number > maximum:
-            return _out_of_bounds(f"{param} must be less than or equal to {_php_d(maximum)}")
+            return _out_of_bounds(f"{param} must be less than or equal to {php_d(maximum)}")
     else:
         low_bad = number <= minimum if excl_min else number < minimum
         high_bad = number >= maximum if excl_max else number > maximum
         if low_bad or high_bad:
             return _out_of_bounds(
-                f"{param} must be between {_php_d(minimum)} ({'exclusive' if excl_min else 'inclusive'}) "
-                f"and {_php_d(maximum)} ({'exclusive' if excl_max else 'inclusive'})"
+                f"{param} must be between {php_d(minimum)} ({'exclusive' if excl_min else 'inclusive'}) "
+                f"and {php_d(maximum)} ({'exclusive' if excl_max else 'inclusive'})"
             )
     return None
 
@@ -946,19 +799,19 @@ def _validate_string(value: Any, schema: dict[str, Any], param: str, type_: str)
     if min_length is not None and len(value) < min_length:
         return RestError(
             "rest_too_short",
-            f"{param} must be at least {_number_format(min_length)} "
+            f"{param} must be at least {number_format(min_length)} "
             f"{_plural(min_length, 'character', 'characters')} long.",
         )
     max_length = schema.get("maxLength")
     if max_length is not None and len(value) > max_length:
         return RestError(
             "rest_too_long",
-            f"{param} must be at most {_number_format(max_length)} "
+            f"{param} must be at most {number_format(max_length)} "
             f"{_plural(max_length, 'character', 'characters')} long.",
         )
     pattern = schema.get("pattern")
-    if pattern is not None and not pattern_matches(_php_str(pattern), value):
-        return RestError("rest_invalid_pattern", f"{param} does not match pattern {_php_str(pattern)}.")
+    if pattern is not None and not pattern_matches(php_str(pattern), value):
+        return RestError("rest_invalid_pattern", f"{param} does not match pattern {php_str(pattern)}.")
     return None
 
 
@@ -991,16 +844,16 @@ def _validate_enum(value: Any, schema: dict[str, Any], param: str, type_: Any) -
 
 def _validate_format(value: Any, fmt: Any, param: str) -> RestError | None:
     if fmt == "hex-color":
-        if not is_hex_color(value if isinstance(value, str) else _php_str(value)):
+        if not is_hex_color(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_hex_color", "Invalid hex color.")
     elif fmt == "date-time":
-        if not is_rest_date(value if isinstance(value, str) else _php_str(value)):
+        if not is_rest_date(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_date", "Invalid date.")
     elif fmt == "email":
-        if not is_email(value if isinstance(value, str) else _php_str(value)):
+        if not is_email(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_email", "Invalid email address.")
     elif fmt == "ip":
-        if not is_ip(value if isinstance(value, str) else _php_str(value)):
+        if not is_ip(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_ip", f"{param} is not a valid IP address.")
     elif fmt == "uuid":
         if not is_uuid(value):
@@ -1029,7 +882,7 @@ def _validate(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Res
         if not best:
             return RestError(
                 "rest_invalid_type",
-                f"{param} is not of type {','.join(_php_str(t) for t in type_)}.",
+                f"{param} is not of type {','.join(php_str(t) for t in type_)}.",
                 param=param,
             )
         type_ = best
@@ -1111,13 +964,13 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
             result = _sanitize_format(value, fmt)
             if result is not _NO_FORMAT:
                 return result
-        return value if isinstance(value, str) else _php_str(value)
+        return value if isinstance(value, str) else php_str(value)
     if type_ == "integer":
-        return value if type(value) is int else _php_int(value)
+        return value if type(value) is int else php_int(value)
     if type_ == "boolean":
         return value if type(value) is bool else _php_bool(value)
     if type_ == "number":
-        return _php_float(value)
+        return php_float(value)
     if type_ == "array":
         items = _to_list(value)
         item_schema = schema.get("items")

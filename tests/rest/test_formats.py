@@ -14,7 +14,6 @@ from calpress.rest.formats import (
     is_rest_date,
     is_uuid,
     parse_rest_date,
-    php_float_str,
     sanitize_hex_color,
     sanitize_text_field,
     sanitize_textarea_field,
@@ -324,9 +323,3 @@ def test_english_list() -> None:
     assert english_list([1, True, 2.5]) == "1, 1, and 2.5"
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [(1.0, "1"), (0.1, "0.1"), (-2.5, "-2.5"), (1e20, "1.0E+20"), (1.5e-7, "1.5E-7"), (0.1 + 0.2, "0.3"), (123456.0, "123456")],
-)
-def test_php_float_str(value: float, expected: str) -> None:
-    assert php_float_str(value) == expected

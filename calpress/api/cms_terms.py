@@ -15,12 +15,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from ..auth.users import META_CAPS
+from ..compat.formatting import sanitize_text_field
 from ..content import taxonomies as tax_store
 from ..content.slugs import sanitize_title
 from ..content.taxonomies import Taxonomy, Term, TermQuery
 from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, forbidden
-from ..rest.formats import sanitize_text_field
 from ..rest.registry import Endpoint
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse

@@ -36,10 +36,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 
+from ..compat.kses import kses_post, kses_title
 from ..rest.errors import RestError
 from ..store import options as store_options
 from ..store.tables import posts
-from . import rendering, taxonomies
+from . import taxonomies
 from .slugs import sanitize_title, truncate_slug, unique_slug
 from .types import STATUSES, TYPES, ContentType, default_comment_status, registered_meta
 
@@ -1010,7 +1011,7 @@ def _kses(ctx: Context, title: str, content: str, excerpt: str) -> tuple[str, st
     content was written by an administrator filters that content too)."""
     if ctx.can("unfiltered_html"):
         return title, content, excerpt
-    return rendering.kses_title(title), rendering.kses_post(content), rendering.kses_post(excerpt)
+    return kses_title(title), kses_post(content), kses_post(excerpt)
 
 
 def _meta_value(field_: Any, value: Any) -> Any:

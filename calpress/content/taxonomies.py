@@ -33,8 +33,8 @@ from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from ..auth import users as user_caps
+from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
-from ..rest.formats import sanitize_text_field
 from ..store import options as store_options
 from ..store.tables import posts, term_links, terms
 from .slugs import sanitize_title, unique_slug

@@ -22,6 +22,14 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..compat.formatting import (
+    english_list,
+    esc_url_raw,
+    is_email,
+    is_uuid,
+    sanitize_text_field,
+    sanitize_textarea_field,
+)
 from ..compat.pcre import pattern_matches
 from ..compat.php import (
     is_list_like,
@@ -39,18 +47,7 @@ from ..compat.php import (
     str_number,
 )
 from .errors import RestError
-from .formats import (
-    english_list,
-    esc_url_raw,
-    is_email,
-    is_hex_color,
-    is_ip,
-    is_rest_date,
-    is_uuid,
-    sanitize_hex_color,
-    sanitize_text_field,
-    sanitize_textarea_field,
-)
+from .formats import is_hex_color, is_ip, is_rest_date, sanitize_hex_color
 
 __all__ = [
     "ALLOWED_TYPES",

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 
+from ..compat.strtotime import parse_datetime
 from ..content import items as item_service
 from ..content import taxonomies
 from ..content.items import Context, Item, ItemChanges
@@ -29,7 +30,7 @@ from ..content.types import TYPES
 from ..rest.errors import RestError
 from ..store import options as store_options
 from ..store.tables import event_links, events, posts, term_links
-from .dates import is_valid_timezone, parse_datetime, resolve_timezone
+from .dates import is_valid_timezone, resolve_timezone
 
 EVENT_TYPE = "cal_events"
 VENUE_TYPE = "cal_venue"

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..compat.timezones import timezone_abbr
 from ..content import items as item_service
 from ..content import rendering
 from ..content.items import Context, Item
 from ..content.rendering.autop import wpautop
 from ..content.rendering.texturize import wptexturize
 from . import events as cal
-from .dates import timezone_abbr
 from .terms import embedded_term
 
 DETAIL_KEYS = ("year", "month", "day", "hour", "minutes", "seconds")

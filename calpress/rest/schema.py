@@ -8,9 +8,9 @@ filtering by context (``filter_by_context``) and endpoint arguments derived from
 Values come from JSON (dict, list, str, int, float, bool, None) or from query strings, where
 bracketed arrays arrive either as lists or as dicts keyed "0", "1", ... The reference runs on
 PHP arrays, which do not distinguish the two; PHP's own rules (numeric strings, the casts,
-"numeric array", "scalar") come from :mod:`calpress.compat.php` and the ``pattern`` keyword's
-PCRE from :mod:`calpress.compat.pcre`. The helpers below are the REST API's rules built on them
-(rest_is_integer, rest_is_array, rest_sanitize_array, rest_are_values_equal, ...).
+"numeric array", "scalar") come from :mod:`calpress.compat.php`, the REST API's value rules built
+on them (rest_is_integer, rest_is_array, rest_sanitize_array, rest_are_values_equal, ...) from
+:mod:`.values`, and the ``pattern`` keyword's PCRE from :mod:`calpress.compat.pcre`.
 
 This runs for every argument of every request, so the hot paths avoid copies and compile each
 regular expression once.
@@ -32,22 +32,30 @@ from ..compat.formatting import (
 )
 from ..compat.pcre import pattern_matches
 from ..compat.php import (
-    is_list_like,
     is_numeric,
     is_scalar,
     json_encode,
     num,
     number_format,
-    parse_list,
     php_d,
     php_float,
     php_int,
-    php_key,
     php_str,
     str_number,
 )
 from .errors import RestError
 from .formats import is_hex_color, is_ip, is_rest_date, sanitize_hex_color
+from .values import (
+    has_unique_items,
+    is_array,
+    is_boolean,
+    is_integer,
+    is_object,
+    php_bool,
+    to_list,
+    to_object,
+    values_equal,
+)
 
 __all__ = [
     "ALLOWED_TYPES",
@@ -57,7 +65,6 @@ __all__ = [
     "parse_request_arg",
     "sanitize_value",
     "validate_value",
-    "values_equal",
 ]
 
 # The schema keywords the reference accepts (rest_get_allowed_schema_keywords); the route index
@@ -76,81 +83,7 @@ ALLOWED_TYPES = frozenset(("array", "object", "string", "number", "integer", "bo
 VALIDATE_MARKER = "rest_validate_request_arg"
 SANITIZE_MARKER = "rest_sanitize_request_arg"
 
-# --------------------------------------------------------------------------- REST value model
-
-
-def _is_integer(value: Any) -> bool:
-    """rest_is_integer(): numeric and without fractional part ("5.0" counts; INF too, as in PHP)."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if isinstance(value, float):
-        return math.isinf(value) or value.is_integer()
-    if isinstance(value, str):
-        number = str_number(value)
-        if number is None:
-            return False
-        return isinstance(number, int) or math.isinf(number) or number.is_integer()
-    return False
-
-
-def _is_boolean(value: Any) -> bool:
-    """rest_is_boolean(): true/false, 0/1, and the strings true/false/1/0 in any case."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, str):
-        return value.lower() in ("false", "true", "0", "1")
-    if isinstance(value, int):
-        return value in (0, 1)
-    return False
-
-
-def _is_array(value: Any) -> bool:
-    """rest_is_array(): scalars always qualify (they become a parsed list); else a numeric array."""
-    if isinstance(value, (list, tuple)):
-        return True
-    if is_scalar(value):
-        return True
-    return is_list_like(value)
-
-
-def _to_list(value: Any) -> list[Any]:
-    """rest_sanitize_array(): scalar -> parsed list, array -> its values, anything else -> []."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, tuple):
-        return list(value)
-    if is_scalar(value):
-        return parse_list(value)
-    if isinstance(value, dict):
-        return list(value.values())
-    return []
-
-
-def _is_object(value: Any) -> bool:
-    """rest_is_object(): "" (an empty form field), a dict, or any PHP array (so a list too)."""
-    if isinstance(value, (dict, list, tuple)):
-        return True
-    return isinstance(value, str) and value == ""
-
-
-def _to_object(value: Any) -> dict[Any, Any]:
-    """rest_sanitize_object(): dicts as they are, lists keyed by index, anything else -> {}."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, (list, tuple)):
-        return {str(i): v for i, v in enumerate(value)}
-    return {}
-
-
-def _php_bool(value: Any) -> bool:
-    """rest_sanitize_boolean(): "false"/"0" (any case) are false, then PHP truthiness."""
-    if isinstance(value, str):
-        return value.lower() not in ("false", "0", "")
-    if isinstance(value, float):
-        return value != 0.0
-    return bool(value)
+# --------------------------------------------------------------------------- messages
 
 
 def _plural(count: Any, singular: str, plural: str) -> str:
@@ -159,67 +92,6 @@ def _plural(count: Any, singular: str, plural: str) -> str:
 
 def _enum_label(value: Any) -> str:
     return php_str(value) if is_scalar(value) else json_encode(value)
-
-
-def _keyed(value: Any) -> dict[Any, Any]:
-    if isinstance(value, dict):
-        return {php_key(k): v for k, v in value.items()}
-    return dict(enumerate(value))
-
-
-def values_equal(a: Any, b: Any) -> bool:
-    """rest_are_values_equal(): strict equality, except int/float compare by value and arrays
-    compare key by key (so object property order does not matter)."""
-    a_arr = isinstance(a, (list, tuple, dict))
-    b_arr = isinstance(b, (list, tuple, dict))
-    if a_arr and b_arr:
-        if len(a) != len(b):
-            return False
-        if isinstance(a, list) and isinstance(b, list):
-            return all(values_equal(x, y) for x, y in zip(a, b))
-        ka, kb = _keyed(a), _keyed(b)
-        for key, item in ka.items():
-            if key not in kb or not values_equal(item, kb[key]):
-                return False
-        return True
-    ta, tb = type(a), type(b)
-    if (ta is int and tb is float) or (ta is float and tb is int):
-        return float(a) == float(b)
-    return ta is tb and a == b
-
-
-def _stable_key(value: Any) -> Any:
-    """A hashable key equal for values the reference's serialize(rest_stabilize_value()) equates:
-    types matter (1, 1.0, "1" and true differ), object key order does not."""
-    if value is None:
-        return ("N",)
-    if isinstance(value, bool):
-        return ("b", value)
-    if isinstance(value, int):
-        return ("i", value)
-    if isinstance(value, float):
-        return ("d", value)
-    if isinstance(value, str):
-        return ("s", value)
-    if isinstance(value, (list, tuple)):
-        return ("a", tuple((i, _stable_key(v)) for i, v in enumerate(value)))
-    if isinstance(value, dict):
-        items = sorted(
-            ((php_key(k), _stable_key(v)) for k, v in value.items()),
-            key=lambda kv: (isinstance(kv[0], str), kv[0]),
-        )
-        return ("a", tuple(items))
-    return ("o", id(value))
-
-
-def _has_unique_items(items: list[Any]) -> bool:
-    seen: set[Any] = set()
-    for item in items:
-        key = _stable_key(item)
-        if key in seen:
-            return False
-        seen.add(key)
-    return True
 
 
 # --------------------------------------------------------------------------- patterns
@@ -268,7 +140,7 @@ def _combined_failure(value: Any, param: str, errors: list[tuple[RestError, Any,
     if len(filtered) > 1 and isinstance(filtered[0][1], dict) and filtered[0][1].get("type") == "object":
         best = None
         best_count = 0
-        keys = set(_to_object(value)) if _is_object(value) else set()
+        keys = set(to_object(value)) if is_object(value) else set()
         for entry in filtered:
             props = entry[1].get("properties") if isinstance(entry[1], dict) else None
             if props is not None:
@@ -324,11 +196,11 @@ def _find_one_matching(value: Any, schema: dict[str, Any], param: str, first: bo
 # --------------------------------------------------------------------------- type selection
 
 _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "array": _is_array,
-    "object": _is_object,
-    "integer": _is_integer,
+    "array": is_array,
+    "object": is_object,
+    "integer": is_integer,
     "number": is_numeric,
-    "boolean": _is_boolean,
+    "boolean": is_boolean,
     "string": lambda v: isinstance(v, str),
     "null": lambda v: v is None,
 }
@@ -365,13 +237,13 @@ def _validate_null(value: Any, schema: dict[str, Any], param: str, type_: str) -
 
 
 def _validate_boolean(value: Any, schema: dict[str, Any], param: str, type_: str) -> RestError | None:
-    return None if _is_boolean(value) else _invalid_type(param, "boolean")
+    return None if is_boolean(value) else _invalid_type(param, "boolean")
 
 
 def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str) -> RestError | None:
-    if not _is_object(value):
+    if not is_object(value):
         return _invalid_type(param, "object")
-    obj = _to_object(value)
+    obj = to_object(value)
     required = schema.get("required")
     props = schema.get("properties")
     if isinstance(required, (list, tuple)):  # draft-04 style: a list on the object
@@ -423,9 +295,9 @@ def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str)
 
 
 def _validate_array(value: Any, schema: dict[str, Any], param: str, type_: str) -> RestError | None:
-    if not _is_array(value):
+    if not is_array(value):
         return _invalid_type(param, "array")
-    items = _to_list(value)
+    items = to_list(value)
     item_schema = schema.get("items")
     if isinstance(item_schema, dict):
         for index, item in enumerate(items):
@@ -444,7 +316,7 @@ def _validate_array(value: Any, schema: dict[str, Any], param: str, type_: str) 
             "rest_too_many_items",
             f"{param} must contain at most {number_format(max_items)} {_plural(max_items, 'item', 'items')}.",
         )
-    if schema.get("uniqueItems") and not _has_unique_items(items):
+    if schema.get("uniqueItems") and not has_unique_items(items):
         return RestError("rest_duplicate_items", f"{param} has duplicate items.")
     return None
 
@@ -706,15 +578,15 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
     if type_ == "integer":
         return value if type(value) is int else php_int(value)
     if type_ == "boolean":
-        return value if type(value) is bool else _php_bool(value)
+        return value if type(value) is bool else php_bool(value)
     if type_ == "number":
         return php_float(value)
     if type_ == "array":
-        items = _to_list(value)
+        items = to_list(value)
         item_schema = schema.get("items")
         if item_schema:
             items = [_sanitize(item, item_schema, f"{param}[{i}]", None) for i, item in enumerate(items)]
-        if schema.get("uniqueItems") and not _has_unique_items(items):
+        if schema.get("uniqueItems") and not has_unique_items(items):
             raise RestError("rest_duplicate_items", f"{param} has duplicate items.")
         return items
     if type_ == "object":
@@ -731,7 +603,7 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
 
 
 def _sanitize_object(value: Any, schema: dict[str, Any], param: str) -> dict[Any, Any]:
-    obj = _to_object(value)
+    obj = to_object(value)
     props = schema.get("properties") or {}
     has_patterns = bool(schema.get("patternProperties"))
     additional = schema.get("additionalProperties")
@@ -810,7 +682,7 @@ def filter_by_context(data: Any, schema: dict[str, Any], context: str) -> Any:
         is_array_type = type_ == "array"
         is_object_type = type_ == "object"
     if is_array_type and is_object_type:
-        if _is_array(data):
+        if is_array(data):
             is_object_type = False
         else:
             is_array_type = False

@@ -16,10 +16,10 @@ import zoneinfo
 from dataclasses import dataclass
 from typing import Any
 
-from .content.rendering import kses_title
+from .compat.formatting import esc_html, esc_url_raw, is_email
+from .compat.kses import kses_title
 from .content.slugs import strip_tags
 from .rest import schema as rest_schema
-from .rest.formats import esc_html, esc_url_raw, is_email
 
 
 @dataclass(frozen=True)

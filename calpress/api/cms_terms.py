@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..compat.formatting import sanitize_text_field
 from ..content import permissions
 from ..content import terms as tax_store
 from ..content.slugs import sanitize_title
@@ -19,7 +20,6 @@ from ..content.taxonomies import DEFAULT_CATEGORY_ID, REST_NAMESPACE, Taxonomy
 from ..content.terms import Term, TermQuery
 from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
 from ..rest.errors import RestError, forbidden
-from ..rest.formats import sanitize_text_field
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse

@@ -12,10 +12,10 @@ from typing import Any
 from ..auth import users as user_store
 from ..auth.roles import ROLE_CAPS
 from ..auth.users import User, UserError
+from ..compat.formatting import sanitize_text_field
 from ..content.registry import ContentRegistry
 from ..rest.controller import collection_params, context_param, fields_for_context, not_logged_in, wants_field
 from ..rest.errors import RestError, forbidden
-from ..rest.formats import sanitize_text_field
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse

@@ -12,8 +12,8 @@ import base64
 import binascii
 from typing import Any
 
+from ..compat.formatting import is_email
 from ..rest.errors import RestError
-from ..rest.formats import is_email
 from ..rest.request import RestRequest
 from ..rest.server import ANONYMOUS
 from . import app_passwords, sessions

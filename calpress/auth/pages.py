@@ -13,7 +13,7 @@ from urllib.parse import quote, urlsplit
 import falcon
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from ..rest.formats import is_uuid
+from ..compat.formatting import is_uuid
 from ..rest.request import parse_query
 from . import app_passwords, sessions
 from .authenticate import REST_NONCE_ACTION

@@ -22,13 +22,14 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 
+from ..compat.strtotime import parse_datetime
 from ..content import items as item_service
 from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
 from ..rest.errors import RestError
 from ..store.changes import read_generation
 from ..store.tables import event_links, events, posts, term_links
-from .dates import is_valid_timezone, parse_datetime, resolve_timezone
+from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
 
 # Venue and organizer attributes: public name -> meta key (the reference's keys).

@@ -13,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..compat.timezones import timezone_abbr
 from ..content import items as item_service
 from ..content import rendering
 from ..content.items import Context, Item
+from ..content.rendering.autop import wpautop
+from ..content.rendering.texturize import wptexturize
 from . import events as cal
-from .dates import timezone_abbr
 from .terms import RouteUrl, embedded_term
 
 DETAIL_KEYS = ("year", "month", "day", "hour", "minutes", "seconds")
@@ -38,7 +40,7 @@ def _html_block(raw: str) -> str:
 
 
 def _excerpt(raw: str) -> str:
-    return rendering.wpautop(rendering.wptexturize(raw)).strip() if raw.strip() else ""
+    return wpautop(wptexturize(raw)).strip() if raw.strip() else ""
 
 
 def _ld_text(rendered: str) -> str:

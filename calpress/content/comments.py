@@ -15,8 +15,9 @@ import sqlalchemy as sa
 
 from ..store.changes import record as record_change
 from ..store.tables import comments, posts
-from . import rendering
 from .items import Context, now_utc, to_local
+from .rendering.autop import wpautop
+from .rendering.texturize import wptexturize
 
 STATUSES = ("approved", "hold", "spam", "trash")
 # The reference's query-argument names for statuses ("approve" lists approved comments).
@@ -58,7 +59,7 @@ class Comment:
 
 def render(content: str) -> str:
     """``content.rendered``: the reference's comment_text filters (texturize, paragraphs)."""
-    return rendering.wpautop(rendering.wptexturize(content)) if content else ""
+    return wpautop(wptexturize(content)) if content else ""
 
 
 def filter_content(content: str) -> str:

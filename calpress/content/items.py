@@ -37,11 +37,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import sqlalchemy as sa
 
 from ..auth.users import get_user
+from ..compat.kses import kses_post, kses_title
 from ..rest.errors import RestError
 from ..store import options as store_options
 from ..store.changes import record as record_change
 from ..store.tables import posts
-from . import rendering
 from . import terms as term_store
 from .slugs import sanitize_title, truncate_slug, unique_slug
 from .taxonomies import DEFAULT_CATEGORY_ID
@@ -1067,7 +1067,7 @@ def _kses(ctx: Context, title: str, content: str, excerpt: str) -> tuple[str, st
     content was written by an administrator filters that content too)."""
     if ctx.can("unfiltered_html"):
         return title, content, excerpt
-    return rendering.kses_title(title), rendering.kses_post(content), rendering.kses_post(excerpt)
+    return kses_title(title), kses_post(content), kses_post(excerpt)
 
 
 def _meta_value(field_: Any, value: Any) -> Any:

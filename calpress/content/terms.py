@@ -32,8 +32,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql as pg_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
+from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
-from ..rest.formats import sanitize_text_field
 from ..store.changes import record as record_change
 from ..store.tables import posts, term_links, terms
 from .slugs import sanitize_title, unique_slug

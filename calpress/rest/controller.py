@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..compat.formatting import sanitize_text_field
 from .errors import RestError
-from .formats import sanitize_text_field
 from .request import RestRequest
 from .schema import filter_by_context
 

@@ -7,8 +7,10 @@ filtering by context (``filter_by_context``) and endpoint arguments derived from
 
 Values come from JSON (dict, list, str, int, float, bool, None) or from query strings, where
 bracketed arrays arrive either as lists or as dicts keyed "0", "1", ... The reference runs on
-PHP arrays, which do not distinguish the two; the helpers below model PHP's notions of
-"numeric array", "scalar", loose numeric strings and the string casts where they show through.
+PHP arrays, which do not distinguish the two; PHP's own rules (numeric strings, the casts,
+"numeric array", "scalar") come from :mod:`calpress.compat.php`, the REST API's value rules built
+on them (rest_is_integer, rest_is_array, rest_sanitize_array, rest_are_values_equal, ...) from
+:mod:`.values`, and the ``pattern`` keyword's PCRE from :mod:`calpress.compat.pcre`.
 
 This runs for every argument of every request, so the hot paths avoid copies and compile each
 regular expression once.
@@ -16,26 +18,43 @@ regular expression once.
 
 from __future__ import annotations
 
-import json
 import math
-import re
-import warnings
 from collections.abc import Callable
 from typing import Any
 
-from .errors import RestError
-from .formats import (
+from ..compat.formatting import (
     english_list,
     esc_url_raw,
     is_email,
-    is_hex_color,
-    is_ip,
-    is_rest_date,
     is_uuid,
-    php_float_str,
-    sanitize_hex_color,
     sanitize_text_field,
     sanitize_textarea_field,
+)
+from ..compat.pcre import pattern_matches
+from ..compat.php import (
+    is_numeric,
+    is_scalar,
+    json_encode,
+    num,
+    number_format,
+    php_d,
+    php_float,
+    php_int,
+    php_str,
+    str_number,
+)
+from .errors import RestError
+from .formats import is_hex_color, is_ip, is_rest_date, sanitize_hex_color
+from .values import (
+    has_unique_items,
+    is_array,
+    is_boolean,
+    is_integer,
+    is_object,
+    php_bool,
+    to_list,
+    to_object,
+    values_equal,
 )
 
 __all__ = [
@@ -46,7 +65,6 @@ __all__ = [
     "parse_request_arg",
     "sanitize_value",
     "validate_value",
-    "values_equal",
 ]
 
 # The schema keywords the reference accepts (rest_get_allowed_schema_keywords); the route index
@@ -65,573 +83,18 @@ ALLOWED_TYPES = frozenset(("array", "object", "string", "number", "integer", "bo
 VALIDATE_MARKER = "rest_validate_request_arg"
 SANITIZE_MARKER = "rest_sanitize_request_arg"
 
-# --------------------------------------------------------------------------- PHP value model
-
-# PHP 8 numeric strings: optional surrounding whitespace, sign, digits/decimal, exponent.
-_NUMERIC = re.compile(
-    r"[ \t\n\r\x0b\x0c]*([+-]?(?:[0-9]+(\.[0-9]*)?|(\.)[0-9]+)([eE][+-]?[0-9]+)?)[ \t\n\r\x0b\x0c]*"
-)
-_NUMERIC_PREFIX = re.compile(r"[ \t\n\r\x0b\x0c]*([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
-_INT_LITERAL = re.compile(r"[+-]?[0-9]+")
-# Keys PHP turns into integers when used as array keys ("0", "17", "-3"; not "01", "+1", " 1").
-_INT_KEY = re.compile(r"0|-?[1-9][0-9]*")
-# wp_parse_list(): split on commas and (ASCII) whitespace.
-_LIST_SPLIT = re.compile(r"[ \t\n\r\x0b\x0c,]+")
-_INT64_MAX = 2**63 - 1
-_INT64_MIN = -(2**63)
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, (str, int, float))  # bool is an int subclass
-
-
-def _str_number(text: str) -> int | float | None:
-    """The number a PHP numeric string stands for, or None when it is not numeric."""
-    m = _NUMERIC.fullmatch(text)
-    if m is None:
-        return None
-    if m.group(2) is None and m.group(3) is None and m.group(4) is None:  # a plain integer
-        return int(m.group(1))
-    return float(m.group(1))
-
-
-def _is_numeric(value: Any) -> bool:
-    """PHP is_numeric(): ints, floats and numeric strings; never booleans."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    return isinstance(value, str) and _NUMERIC.fullmatch(value) is not None
-
-
-def _num(value: Any) -> int | float:
-    """The number a numeric value stands for (strings as PHP reads them)."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (int, float)):
-        return value
-    number = _str_number(value)
-    return 0 if number is None else number
-
-
-def _is_integer(value: Any) -> bool:
-    """rest_is_integer(): numeric and without fractional part ("5.0" counts; INF too, as in PHP)."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    if isinstance(value, float):
-        return math.isinf(value) or value.is_integer()
-    if isinstance(value, str):
-        number = _str_number(value)
-        if number is None:
-            return False
-        return isinstance(number, int) or math.isinf(number) or number.is_integer()
-    return False
-
-
-def _is_boolean(value: Any) -> bool:
-    """rest_is_boolean(): true/false, 0/1, and the strings true/false/1/0 in any case."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, str):
-        return value.lower() in ("false", "true", "0", "1")
-    if isinstance(value, int):
-        return value in (0, 1)
-    return False
-
-
-def _is_int_key(key: Any) -> bool:
-    if isinstance(key, bool):
-        return False
-    if isinstance(key, int):
-        return True
-    return isinstance(key, str) and _INT_KEY.fullmatch(key) is not None and _INT64_MIN <= int(key) <= _INT64_MAX
-
-
-def _is_list_like(value: Any) -> bool:
-    """wp_is_numeric_array(): a list, or a dict whose keys would all be PHP integer keys."""
-    if isinstance(value, (list, tuple)):
-        return True
-    if isinstance(value, dict):
-        return all(_is_int_key(k) for k in value)
-    return False
-
-
-def _parse_list(value: Any) -> list[str]:
-    """wp_parse_list() for a scalar: the string form split on commas/whitespace, empties dropped."""
-    text = value if isinstance(value, str) else _php_str(value)
-    return [part for part in _LIST_SPLIT.split(text) if part]
-
-
-def _is_array(value: Any) -> bool:
-    """rest_is_array(): scalars always qualify (they become a parsed list); else a numeric array."""
-    if isinstance(value, (list, tuple)):
-        return True
-    if _is_scalar(value):
-        return True
-    return _is_list_like(value)
-
-
-def _to_list(value: Any) -> list[Any]:
-    """rest_sanitize_array(): scalar -> parsed list, array -> its values, anything else -> []."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, tuple):
-        return list(value)
-    if _is_scalar(value):
-        return _parse_list(value)
-    if isinstance(value, dict):
-        return list(value.values())
-    return []
-
-
-def _is_object(value: Any) -> bool:
-    """rest_is_object(): "" (an empty form field), a dict, or any PHP array (so a list too)."""
-    if isinstance(value, (dict, list, tuple)):
-        return True
-    return isinstance(value, str) and value == ""
-
-
-def _to_object(value: Any) -> dict[Any, Any]:
-    """rest_sanitize_object(): dicts as they are, lists keyed by index, anything else -> {}."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, (list, tuple)):
-        return {str(i): v for i, v in enumerate(value)}
-    return {}
-
-
-def _php_str(value: Any) -> str:
-    """``(string) $value``."""
-    if isinstance(value, str):
-        return value
-    if value is None or value is False:
-        return ""
-    if value is True:
-        return "1"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return php_float_str(value)
-    if isinstance(value, (list, tuple, dict)):
-        return "Array"
-    return str(value)
-
-
-def _php_int(value: Any) -> int:
-    """``(int) $value``: numeric prefixes of strings, truncation of floats, 0 for NaN/INF."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return 0
-        return int(value)
-    if isinstance(value, str):
-        number = _str_number(value)
-        if type(number) is int:
-            return max(_INT64_MIN, min(_INT64_MAX, number))
-        m = _NUMERIC_PREFIX.match(value)  # a leading-numeric string ("12abc") or a float form
-        if m is None:
-            return 0
-        literal = m.group(1)
-        if _INT_LITERAL.fullmatch(literal):
-            return max(_INT64_MIN, min(_INT64_MAX, int(literal)))
-        return _php_int(float(literal))
-    if value is None:
-        return 0
-    if isinstance(value, (list, tuple, dict)):
-        return 1 if value else 0
-    return 0
-
-
-def _php_float(value: Any) -> float:
-    """``(float) $value``."""
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int):
-        try:
-            return float(value)
-        except OverflowError:
-            return math.inf if value > 0 else -math.inf
-    if isinstance(value, float):
-        return value
-    if isinstance(value, str):
-        m = _NUMERIC_PREFIX.match(value)
-        return float(m.group(1)) if m else 0.0
-    if value is None:
-        return 0.0
-    if isinstance(value, (list, tuple, dict)):
-        return 1.0 if value else 0.0
-    return 0.0
-
-
-def _php_bool(value: Any) -> bool:
-    """rest_sanitize_boolean(): "false"/"0" (any case) are false, then PHP truthiness."""
-    if isinstance(value, str):
-        return value.lower() not in ("false", "0", "")
-    if isinstance(value, float):
-        return value != 0.0
-    return bool(value)
-
-
-def _php_d(value: Any) -> str:
-    """``sprintf('%d', $value)``: the integer part."""
-    return str(_php_int(value))
-
-
-def _number_format(value: Any) -> str:
-    """number_format_i18n($n) in English: rounded half away from zero, comma thousands separators."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    number = _php_float(value)
-    if math.isnan(number) or math.isinf(number):
-        return php_float_str(number)
-    rounded = int(math.floor(abs(number) + 0.5))
-    return f"{-rounded if number < 0 else rounded:,}"
+# --------------------------------------------------------------------------- messages
 
 
 def _plural(count: Any, singular: str, plural: str) -> str:
     return singular if count == 1 else plural
 
 
-def _json_encode(value: Any) -> str:
-    """wp_json_encode() with PHP's default flags (escaped slashes and Unicode)."""
-    if isinstance(value, dict) and not value:
-        return "[]"  # an empty PHP array
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=True).replace("/", "\\/")
-
-
 def _enum_label(value: Any) -> str:
-    return _php_str(value) if _is_scalar(value) else _json_encode(value)
-
-
-def _php_key(key: Any) -> Any:
-    return int(key) if isinstance(key, str) and _is_int_key(key) else key
-
-
-def _keyed(value: Any) -> dict[Any, Any]:
-    if isinstance(value, dict):
-        return {_php_key(k): v for k, v in value.items()}
-    return dict(enumerate(value))
-
-
-def values_equal(a: Any, b: Any) -> bool:
-    """rest_are_values_equal(): strict equality, except int/float compare by value and arrays
-    compare key by key (so object property order does not matter)."""
-    a_arr = isinstance(a, (list, tuple, dict))
-    b_arr = isinstance(b, (list, tuple, dict))
-    if a_arr and b_arr:
-        if len(a) != len(b):
-            return False
-        if isinstance(a, list) and isinstance(b, list):
-            return all(values_equal(x, y) for x, y in zip(a, b))
-        ka, kb = _keyed(a), _keyed(b)
-        for key, item in ka.items():
-            if key not in kb or not values_equal(item, kb[key]):
-                return False
-        return True
-    ta, tb = type(a), type(b)
-    if (ta is int and tb is float) or (ta is float and tb is int):
-        return float(a) == float(b)
-    return ta is tb and a == b
-
-
-def _stable_key(value: Any) -> Any:
-    """A hashable key equal for values the reference's serialize(rest_stabilize_value()) equates:
-    types matter (1, 1.0, "1" and true differ), object key order does not."""
-    if value is None:
-        return ("N",)
-    if isinstance(value, bool):
-        return ("b", value)
-    if isinstance(value, int):
-        return ("i", value)
-    if isinstance(value, float):
-        return ("d", value)
-    if isinstance(value, str):
-        return ("s", value)
-    if isinstance(value, (list, tuple)):
-        return ("a", tuple((i, _stable_key(v)) for i, v in enumerate(value)))
-    if isinstance(value, dict):
-        items = sorted(
-            ((_php_key(k), _stable_key(v)) for k, v in value.items()),
-            key=lambda kv: (isinstance(kv[0], str), kv[0]),
-        )
-        return ("a", tuple(items))
-    return ("o", id(value))
-
-
-def _has_unique_items(items: list[Any]) -> bool:
-    seen: set[Any] = set()
-    for item in items:
-        key = _stable_key(item)
-        if key in seen:
-            return False
-        seen.add(key)
-    return True
+    return php_str(value) if is_scalar(value) else json_encode(value)
 
 
 # --------------------------------------------------------------------------- patterns
-
-_PATTERN_CACHE: dict[str, re.Pattern[str] | None] = {}
-_PATTERN_CACHE_MAX = 2048
-
-# PCRE escapes with no Python equivalent, as text usable outside / inside a character class.
-_H_CLASS = "\\t \\xa0\\u1680\\u180e\\u2000-\\u200a\\u202f\\u205f\\u3000"
-_V_CLASS = "\\n\\x0b\\x0c\\r\\x85\\u2028\\u2029"
-_POSIX_CLASSES = {
-    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
-    "space": "\\s", "word": "\\w", "xdigit": "0-9A-Fa-f", "blank": " \\t",
-    "cntrl": "\\x00-\\x1f\\x7f", "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e",
-    "punct": "!-/:-@\\[-`{-~", "ascii": "\\x00-\\x7f",
-}
-_PROPS_OUTSIDE = {"L": "[^\\W\\d_]", "N": "\\d", "Nd": "\\d"}
-_NEG_PROPS_OUTSIDE = {"L": "[\\W\\d_]", "N": "\\D", "Nd": "\\D"}
-_PY_FLAGS = set("imsx")
-
-
-def _translate_pcre(p: str) -> str:
-    """Translate a PCRE pattern (as the reference runs it, with the ``u`` modifier) to Python ``re``.
-
-    Handles the syntax that differs: ``(?<name>``/``(?'name'`` groups and ``\\k`` references,
-    ``\\z``/``\\Z``, ``\\x{hhhh}``, ``\\h``/``\\v``/``\\R``/``\\N``/``\\e``, ``\\Q..\\E``, POSIX
-    classes, a few ``\\p{..}`` properties and option settings such as ``(?i)`` in mid-pattern
-    (turned into scoped groups). Anything else unsupported raises ValueError.
-    """
-    out: list[str] = []
-    n = len(p)
-    i = 0
-    in_class = False
-    # One entry per open group (plus the top level): the inline-flag scopes opened in it.
-    scopes: list[list[str]] = [[]]
-
-    def hex_escape(code: int) -> str:
-        return f"\\U{code:08x}" if code > 0xFFFF else f"\\u{code:04x}"
-
-    while i < n:
-        c = p[i]
-        if c == "\\":
-            if i + 1 >= n:
-                raise ValueError("trailing backslash")
-            d = p[i + 1]
-            if d == "Q":
-                end = p.find("\\E", i + 2)
-                literal = p[i + 2:] if end < 0 else p[i + 2:end]
-                out.append("".join(hex_escape(ord(ch)) for ch in literal) if in_class else re.escape(literal))
-                i = n if end < 0 else end + 2
-                continue
-            if d == "E":
-                i += 2
-                continue
-            if d == "x" and i + 2 < n and p[i + 2] == "{":
-                end = p.find("}", i + 3)
-                if end < 0:
-                    raise ValueError("bad \\x{}")
-                out.append(hex_escape(int(p[i + 3:end], 16)))
-                i = end + 1
-                continue
-            if d in "pP":
-                if i + 2 < n and p[i + 2] == "{":
-                    end = p.find("}", i + 3)
-                    if end < 0:
-                        raise ValueError("bad \\p{}")
-                    name = p[i + 3:end]
-                    i = end + 1
-                else:
-                    name = p[i + 2:i + 3]
-                    i += 3
-                negate = d == "P"
-                if name.startswith("^"):
-                    negate = not negate
-                    name = name[1:]
-                if in_class:
-                    if name != "Nd":
-                        raise ValueError("unsupported property in class")
-                    out.append("\\D" if negate else "\\d")
-                else:
-                    table = _NEG_PROPS_OUTSIDE if negate else _PROPS_OUTSIDE
-                    if name not in table:
-                        raise ValueError("unsupported property")
-                    out.append(table[name])
-                continue
-            if d == "k" and i + 2 < n and p[i + 2] in "<{'":
-                close = {"<": ">", "{": "}", "'": "'"}[p[i + 2]]
-                end = p.find(close, i + 3)
-                if end < 0:
-                    raise ValueError("bad \\k")
-                out.append(f"(?P={p[i + 3:end]})")
-                i = end + 1
-                continue
-            if d == "g":
-                m = re.match(r"\\g(?:\{(\d+)\}|(\d+))", p[i:])
-                if not m:
-                    raise ValueError("unsupported \\g")
-                out.append("\\" + (m.group(1) or m.group(2)))
-                i += m.end()
-                continue
-            two = p[i:i + 2]
-            if in_class:
-                replacement = {"\\h": _H_CLASS, "\\v": _V_CLASS, "\\e": "\\x1b"}.get(two)
-                if two in ("\\H", "\\V", "\\R", "\\N", "\\z", "\\Z", "\\A", "\\K", "\\G"):
-                    raise ValueError("unsupported escape in class")
-            else:
-                replacement = {
-                    "\\z": "\\Z",
-                    "\\Z": "(?=\\n?\\Z)",
-                    "\\h": f"[{_H_CLASS}]",
-                    "\\H": f"[^{_H_CLASS}]",
-                    "\\v": f"[{_V_CLASS}]",
-                    "\\V": f"[^{_V_CLASS}]",
-                    "\\R": f"(?:\\r\\n|[{_V_CLASS}])",
-                    "\\e": "\\x1b",
-                }.get(two)
-                if two == "\\N" and not (i + 2 < n and p[i + 2] == "{"):
-                    replacement = "[^\\n]"
-                if two in ("\\K", "\\G", "\\X", "\\C"):
-                    raise ValueError("unsupported escape")
-            out.append(replacement if replacement is not None else two)
-            i += 2
-            continue
-
-        if in_class:
-            if c == "]":
-                in_class = False
-                out.append("]")
-            elif c == "[" and p.startswith("[:", i):
-                end = p.find(":]", i + 2)
-                name = p[i + 2:end] if end > 0 else ""
-                if name not in _POSIX_CLASSES:
-                    raise ValueError("unsupported POSIX class")
-                out.append(_POSIX_CLASSES[name])
-                i = end + 2
-                continue
-            elif c in "[&~|":
-                out.append("\\" + c)  # literal in PCRE; set-operation syntax to Python's parser
-            else:
-                out.append(c)
-            i += 1
-            continue
-
-        if c == "[":
-            out.append("[")
-            i += 1
-            if i < n and p[i] == "^":
-                out.append("^")
-                i += 1
-            if i < n and p[i] == "]":  # a leading "]" is a literal
-                out.append("\\]")
-                i += 1
-            in_class = True
-            continue
-
-        if c == "(":
-            if p.startswith("(?<", i) and i + 3 < n and p[i + 3] not in "=!":
-                end = p.find(">", i + 3)
-                if end < 0:
-                    raise ValueError("bad group name")
-                out.append(f"(?P<{p[i + 3:end]}>")
-                i = end + 1
-                scopes.append([])
-                continue
-            if p.startswith("(?'", i):
-                end = p.find("'", i + 3)
-                if end < 0:
-                    raise ValueError("bad group name")
-                out.append(f"(?P<{p[i + 3:end]}>")
-                i = end + 1
-                scopes.append([])
-                continue
-            m = re.match(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])", p[i:])
-            if m and (m.group(1) or m.group(2) is not None):
-                on, off = m.group(1), m.group(2) or ""
-                if not set(on) <= _PY_FLAGS or not set(off) <= _PY_FLAGS:
-                    raise ValueError("unsupported option")
-                flags = on + (f"-{off}" if off else "")
-                if m.group(3) == ":":
-                    out.append(f"(?{flags}:")
-                    scopes.append([])
-                else:
-                    # (?i) applies to the rest of the enclosing group: open a scoped group
-                    # that is closed (and reopened after each "|") at that group's level.
-                    out.append(f"(?{flags}:")
-                    scopes[-1].append(flags)
-                i += m.end()
-                continue
-            out.append("(")
-            scopes.append([])
-            i += 1
-            continue
-
-        if c == ")":
-            if len(scopes) == 1:
-                raise ValueError("unbalanced parenthesis")
-            out.append(")" * len(scopes.pop()))
-            out.append(")")
-            i += 1
-            continue
-
-        if c == "|" and scopes[-1]:
-            opened = scopes[-1]
-            out.append(")" * len(opened) + "|" + "".join(f"(?{f}:" for f in opened))
-            i += 1
-            continue
-
-        out.append(c)
-        i += 1
-
-    if in_class or len(scopes) != 1:
-        raise ValueError("unterminated class or group")
-    out.append(")" * len(scopes[0]))
-    return "".join(out)
-
-
-def _has_stray_delimiter(pattern: str) -> bool:
-    """Whether the reference's ``'#' . str_replace('#', '\\#', $p) . '#u'`` ends early.
-
-    A "#" preceded by an escaped backslash (``\\\\#`` after the replacement) closes the
-    delimiters early and PHP rejects the pattern; a trailing backslash escapes the closing one.
-    """
-    i = 0
-    n = len(pattern)
-    while i < n:
-        if pattern[i] == "\\" and i + 1 < n:
-            i += 2
-            continue
-        if pattern[i] == "\\":
-            return True  # escapes the closing delimiter
-        if pattern[i] == "#":
-            return True
-        i += 1
-    return False
-
-
-def _compile_schema_pattern(pattern: str) -> re.Pattern[str] | None:
-    escaped = pattern.replace("#", "\\#")
-    if _has_stray_delimiter(escaped):
-        return None
-    try:
-        translated = _translate_pcre(escaped)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return re.compile(translated)
-    except (ValueError, re.error, OverflowError):
-        return None  # preg_match() fails on an invalid pattern: nothing matches
-
-
-def pattern_matches(pattern: str, subject: Any) -> bool:
-    """rest_validate_json_schema_pattern(): an unanchored PCRE search (compiled once per pattern)."""
-    try:
-        compiled = _PATTERN_CACHE[pattern]
-    except KeyError:
-        compiled = _compile_schema_pattern(pattern)
-        if len(_PATTERN_CACHE) >= _PATTERN_CACHE_MAX:
-            _PATTERN_CACHE.clear()
-        _PATTERN_CACHE[pattern] = compiled
-    if compiled is None:
-        return False
-    return compiled.search(subject if isinstance(subject, str) else _php_str(subject)) is not None
 
 
 def _pattern_property_schema(key: Any, schema: dict[str, Any]) -> Any:
@@ -656,7 +119,7 @@ def _with_parent_type(sub: Any, parent: dict[str, Any]) -> Any:
 def _combining_error(param: str, err: RestError, schema: Any, index: int) -> RestError:
     title = schema.get("title") if isinstance(schema, dict) else None
     if title is not None:
-        message = f"{param} is not a valid {_php_str(title)}. Reason: {err.message}"
+        message = f"{param} is not a valid {php_str(title)}. Reason: {err.message}"
     else:
         message = f"{param} does not match the expected format. Reason: {err.message}"
     return RestError("rest_no_matching_schema", message, data={"position": index})
@@ -677,7 +140,7 @@ def _combined_failure(value: Any, param: str, errors: list[tuple[RestError, Any,
     if len(filtered) > 1 and isinstance(filtered[0][1], dict) and filtered[0][1].get("type") == "object":
         best = None
         best_count = 0
-        keys = set(_to_object(value)) if _is_object(value) else set()
+        keys = set(to_object(value)) if is_object(value) else set()
         for entry in filtered:
             props = entry[1].get("properties") if isinstance(entry[1], dict) else None
             if props is not None:
@@ -733,11 +196,11 @@ def _find_one_matching(value: Any, schema: dict[str, Any], param: str, first: bo
 # --------------------------------------------------------------------------- type selection
 
 _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "array": _is_array,
-    "object": _is_object,
-    "integer": _is_integer,
-    "number": _is_numeric,
-    "boolean": _is_boolean,
+    "array": is_array,
+    "object": is_object,
+    "integer": is_integer,
+    "number": is_numeric,
+    "boolean": is_boolean,
     "string": lambda v: isinstance(v, str),
     "null": lambda v: v is None,
 }
@@ -758,7 +221,7 @@ def _best_type(value: Any, types: list[Any]) -> str:
             return t
     for t in types:
         if not isinstance(t, str) or t not in ALLOWED_TYPES:
-            return t if isinstance(t, str) else _php_str(t)
+            return t if isinstance(t, str) else php_str(t)
     return ""
 
 
@@ -774,20 +237,20 @@ def _validate_null(value: Any, schema: dict[str, Any], param: str, type_: str) -
 
 
 def _validate_boolean(value: Any, schema: dict[str, Any], param: str, type_: str) -> RestError | None:
-    return None if _is_boolean(value) else _invalid_type(param, "boolean")
+    return None if is_boolean(value) else _invalid_type(param, "boolean")
 
 
 def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str) -> RestError | None:
-    if not _is_object(value):
+    if not is_object(value):
         return _invalid_type(param, "object")
-    obj = _to_object(value)
+    obj = to_object(value)
     required = schema.get("required")
     props = schema.get("properties")
     if isinstance(required, (list, tuple)):  # draft-04 style: a list on the object
         for name in required:
             if name not in obj:
                 return RestError(
-                    "rest_property_required", f"{_php_str(name)} is a required property of {param}."
+                    "rest_property_required", f"{php_str(name)} is a required property of {param}."
                 )
     elif props is not None:  # draft-03 style: ``required: true`` on each property
         for name, prop in props.items():
@@ -818,23 +281,23 @@ def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str)
     if min_props is not None and len(obj) < min_props:
         return RestError(
             "rest_too_few_properties",
-            f"{param} must contain at least {_number_format(min_props)} "
+            f"{param} must contain at least {number_format(min_props)} "
             f"{_plural(min_props, 'property', 'properties')}.",
         )
     max_props = schema.get("maxProperties")
     if max_props is not None and len(obj) > max_props:
         return RestError(
             "rest_too_many_properties",
-            f"{param} must contain at most {_number_format(max_props)} "
+            f"{param} must contain at most {number_format(max_props)} "
             f"{_plural(max_props, 'property', 'properties')}.",
         )
     return None
 
 
 def _validate_array(value: Any, schema: dict[str, Any], param: str, type_: str) -> RestError | None:
-    if not _is_array(value):
+    if not is_array(value):
         return _invalid_type(param, "array")
-    items = _to_list(value)
+    items = to_list(value)
     item_schema = schema.get("items")
     if isinstance(item_schema, dict):
         for index, item in enumerate(items):
@@ -845,23 +308,23 @@ def _validate_array(value: Any, schema: dict[str, Any], param: str, type_: str) 
     if min_items is not None and len(items) < min_items:
         return RestError(
             "rest_too_few_items",
-            f"{param} must contain at least {_number_format(min_items)} {_plural(min_items, 'item', 'items')}.",
+            f"{param} must contain at least {number_format(min_items)} {_plural(min_items, 'item', 'items')}.",
         )
     max_items = schema.get("maxItems")
     if max_items is not None and len(items) > max_items:
         return RestError(
             "rest_too_many_items",
-            f"{param} must contain at most {_number_format(max_items)} {_plural(max_items, 'item', 'items')}.",
+            f"{param} must contain at most {number_format(max_items)} {_plural(max_items, 'item', 'items')}.",
         )
-    if schema.get("uniqueItems") and not _has_unique_items(items):
+    if schema.get("uniqueItems") and not has_unique_items(items):
         return RestError("rest_duplicate_items", f"{param} has duplicate items.")
     return None
 
 
 def _bound(schema: dict[str, Any], key: str) -> Any:
     bound = schema.get(key)
-    if isinstance(bound, str) and _is_numeric(bound):
-        return _num(bound)
+    if isinstance(bound, str) and is_numeric(bound):
+        return num(bound)
     return bound
 
 
@@ -872,7 +335,7 @@ def _as_number(value: Any) -> int | float | None:
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, str):
-        return _str_number(value)
+        return str_number(value)
     return None
 
 
@@ -888,11 +351,11 @@ def _number_keywords(number: int | float, schema: dict[str, Any], param: str) ->
     multiple = schema.get("multipleOf")
     if multiple is not None:
         try:
-            remainder = math.fmod(number, _num(multiple) if _is_numeric(multiple) else multiple)
+            remainder = math.fmod(number, num(multiple) if is_numeric(multiple) else multiple)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
             remainder = math.nan  # PHP's fmod(x, 0) is NAN, which is not 0.0
         if remainder != 0.0:
-            return RestError("rest_invalid_multiple", f"{param} must be a multiple of {_php_str(multiple)}.")
+            return RestError("rest_invalid_multiple", f"{param} must be a multiple of {php_str(multiple)}.")
 
     minimum = _bound(schema, "minimum")
     maximum = _bound(schema, "maximum")
@@ -903,21 +366,21 @@ def _number_keywords(number: int | float, schema: dict[str, Any], param: str) ->
     # The reference formats the bounds with %d: the integer part only.
     if maximum is None:
         if excl_min and number <= minimum:
-            return _out_of_bounds(f"{param} must be greater than {_php_d(minimum)}")
+            return _out_of_bounds(f"{param} must be greater than {php_d(minimum)}")
         if not excl_min and number < minimum:
-            return _out_of_bounds(f"{param} must be greater than or equal to {_php_d(minimum)}")
+            return _out_of_bounds(f"{param} must be greater than or equal to {php_d(minimum)}")
     elif minimum is None:
         if excl_max and number >= maximum:
-            return _out_of_bounds(f"{param} must be less than {_php_d(maximum)}")
+            return _out_of_bounds(f"{param} must be less than {php_d(maximum)}")
         if not excl_max and number > maximum:
-            return _out_of_bounds(f"{param} must be less than or equal to {_php_d(maximum)}")
+            return _out_of_bounds(f"{param} must be less than or equal to {php_d(maximum)}")
     else:
         low_bad = number <= minimum if excl_min else number < minimum
         high_bad = number >= maximum if excl_max else number > maximum
         if low_bad or high_bad:
             return _out_of_bounds(
-                f"{param} must be between {_php_d(minimum)} ({'exclusive' if excl_min else 'inclusive'}) "
-                f"and {_php_d(maximum)} ({'exclusive' if excl_max else 'inclusive'})"
+                f"{param} must be between {php_d(minimum)} ({'exclusive' if excl_min else 'inclusive'}) "
+                f"and {php_d(maximum)} ({'exclusive' if excl_max else 'inclusive'})"
             )
     return None
 
@@ -946,19 +409,19 @@ def _validate_string(value: Any, schema: dict[str, Any], param: str, type_: str)
     if min_length is not None and len(value) < min_length:
         return RestError(
             "rest_too_short",
-            f"{param} must be at least {_number_format(min_length)} "
+            f"{param} must be at least {number_format(min_length)} "
             f"{_plural(min_length, 'character', 'characters')} long.",
         )
     max_length = schema.get("maxLength")
     if max_length is not None and len(value) > max_length:
         return RestError(
             "rest_too_long",
-            f"{param} must be at most {_number_format(max_length)} "
+            f"{param} must be at most {number_format(max_length)} "
             f"{_plural(max_length, 'character', 'characters')} long.",
         )
     pattern = schema.get("pattern")
-    if pattern is not None and not pattern_matches(_php_str(pattern), value):
-        return RestError("rest_invalid_pattern", f"{param} does not match pattern {_php_str(pattern)}.")
+    if pattern is not None and not pattern_matches(php_str(pattern), value):
+        return RestError("rest_invalid_pattern", f"{param} does not match pattern {php_str(pattern)}.")
     return None
 
 
@@ -991,16 +454,16 @@ def _validate_enum(value: Any, schema: dict[str, Any], param: str, type_: Any) -
 
 def _validate_format(value: Any, fmt: Any, param: str) -> RestError | None:
     if fmt == "hex-color":
-        if not is_hex_color(value if isinstance(value, str) else _php_str(value)):
+        if not is_hex_color(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_hex_color", "Invalid hex color.")
     elif fmt == "date-time":
-        if not is_rest_date(value if isinstance(value, str) else _php_str(value)):
+        if not is_rest_date(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_date", "Invalid date.")
     elif fmt == "email":
-        if not is_email(value if isinstance(value, str) else _php_str(value)):
+        if not is_email(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_email", "Invalid email address.")
     elif fmt == "ip":
-        if not is_ip(value if isinstance(value, str) else _php_str(value)):
+        if not is_ip(value if isinstance(value, str) else php_str(value)):
             return RestError("rest_invalid_ip", f"{param} is not a valid IP address.")
     elif fmt == "uuid":
         if not is_uuid(value):
@@ -1029,7 +492,7 @@ def _validate(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Res
         if not best:
             return RestError(
                 "rest_invalid_type",
-                f"{param} is not of type {','.join(_php_str(t) for t in type_)}.",
+                f"{param} is not of type {','.join(php_str(t) for t in type_)}.",
                 param=param,
             )
         type_ = best
@@ -1111,19 +574,19 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
             result = _sanitize_format(value, fmt)
             if result is not _NO_FORMAT:
                 return result
-        return value if isinstance(value, str) else _php_str(value)
+        return value if isinstance(value, str) else php_str(value)
     if type_ == "integer":
-        return value if type(value) is int else _php_int(value)
+        return value if type(value) is int else php_int(value)
     if type_ == "boolean":
-        return value if type(value) is bool else _php_bool(value)
+        return value if type(value) is bool else php_bool(value)
     if type_ == "number":
-        return _php_float(value)
+        return php_float(value)
     if type_ == "array":
-        items = _to_list(value)
+        items = to_list(value)
         item_schema = schema.get("items")
         if item_schema:
             items = [_sanitize(item, item_schema, f"{param}[{i}]", None) for i, item in enumerate(items)]
-        if schema.get("uniqueItems") and not _has_unique_items(items):
+        if schema.get("uniqueItems") and not has_unique_items(items):
             raise RestError("rest_duplicate_items", f"{param} has duplicate items.")
         return items
     if type_ == "object":
@@ -1140,7 +603,7 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
 
 
 def _sanitize_object(value: Any, schema: dict[str, Any], param: str) -> dict[Any, Any]:
-    obj = _to_object(value)
+    obj = to_object(value)
     props = schema.get("properties") or {}
     has_patterns = bool(schema.get("patternProperties"))
     additional = schema.get("additionalProperties")
@@ -1219,7 +682,7 @@ def filter_by_context(data: Any, schema: dict[str, Any], context: str) -> Any:
         is_array_type = type_ == "array"
         is_object_type = type_ == "object"
     if is_array_type and is_object_type:
-        if _is_array(data):
+        if is_array(data):
             is_object_type = False
         else:
             is_array_type = False

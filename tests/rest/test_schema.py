@@ -322,47 +322,6 @@ def test_length_counts_characters_not_bytes() -> None:
     assert fail("日本", {"type": "string", "minLength": 3}).code == "rest_too_short"
 
 
-@pytest.mark.parametrize(
-    ("pattern", "value", "matches"),
-    [
-        ("^[a-z]+$", "abc", True),
-        ("^[a-z]+$", "abc1", False),
-        (r"\d", "a1b", True),  # unanchored search
-        ("^#[0-9a-f]{6}$", "#00ff00", True),  # "#" is the reference's delimiter, escaped for it
-        (r"(?<year>\d{4})-\k<year>", "2020-2020", True),
-        (r"(?<year>\d{4})-\k<year>", "2020-2021", False),
-        (r"^abc$", "abc\n", True),  # PCRE "$" matches before a final newline
-        (r"^abc\z", "abc\n", False),
-        (r"^abc\Z", "abc\n", True),
-        ("^(?:a(?i)b|c)$", "aB", True),  # option settings last until the group ends ...
-        ("^(?:a(?i)b|c)$", "C", True),  # ... and carry into later alternatives
-        ("^(?:a(?i)b|c)$", "AB", False),
-        ("(?i)^HELLO$", "hello", True),
-        ("^[[:digit:]]+$", "123", True),
-        ("^[[:alpha:]_]+$", "ab_c", True),
-        ("^[[:digit:]]+$", "12a", False),
-        (r"^\x{41}$", "A", True),
-        (r"^\w+$", "héllo", True),  # the "u" modifier: Unicode word characters
-        (r"^\p{L}+$", "héllo", True),
-        (r"^\p{L}+$", "h3llo", False),
-        (r"^a\Q.*\E$", "a.*", True),
-        (r"^a\Q.*\E$", "abc", False),
-        (r"^\h+$", " \t", True),
-        ("^[a-z]{2,}+$", "abc", True),  # possessive quantifier
-        ("(", "(", False),  # an invalid pattern never matches
-        ("a\\#", "a#", False),  # "\#" closes the reference's delimiters early: invalid
-    ],
-)
-def test_pattern(pattern: str, value: str, matches: bool) -> None:
-    schema = {"type": "string", "pattern": pattern}
-    err = validate_value(value, schema, "slug")
-    if matches:
-        assert err is None
-    else:
-        assert err is not None
-        assert triple(err) == ("rest_invalid_pattern", f"slug does not match pattern {pattern}.", None)
-
-
 def test_pattern_is_only_checked_for_strings() -> None:
     ok(123, {"type": "integer", "pattern": "^a$"})
 
@@ -650,34 +609,10 @@ def test_sanitize_with_no_matching_branch_raises() -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("5", 5), (" 5 ", 5), ("5.0", 5), (5.9, 5), ("-3", -3), ("+4", 4), (True, 1), ("1e3", 1000), ("12abc", 12), ("abc", 0)],
-)
-def test_sanitize_integer(value: Any, expected: int) -> None:
-    result = sanitize_value(value, {"type": "integer"})
-    assert result == expected and type(result) is int
-
-
-def test_sanitize_integer_clamps_huge_numeric_strings() -> None:
-    assert sanitize_value("99999999999999999999", {"type": "integer"}) == 2**63 - 1
-
-
-@pytest.mark.parametrize(("value", "expected"), [("1.5", 1.5), (2, 2.0), ("1e-2", 0.01), ("abc", 0.0), (True, 1.0)])
-def test_sanitize_number(value: Any, expected: float) -> None:
-    result = sanitize_value(value, {"type": "number"})
-    assert result == expected and type(result) is float
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
     [("true", True), ("TRUE", True), ("false", False), ("False", False), ("1", True), ("0", False), (0, False), (1, True), (True, True)],
 )
 def test_sanitize_boolean(value: Any, expected: bool) -> None:
     assert sanitize_value(value, {"type": "boolean"}) is expected
-
-
-@pytest.mark.parametrize(("value", "expected"), [("a", "a"), (5, "5"), (1.5, "1.5"), (True, "1"), (False, ""), (None, "")])
-def test_sanitize_string_casts(value: Any, expected: str) -> None:
-    assert sanitize_value(value, {"type": "string"}) == expected
 
 
 def test_sanitize_string_formats() -> None:

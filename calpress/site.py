@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from . import net
 from .config import Settings
 from .store import db as store_db
 from .store import options as store_options
@@ -73,6 +74,9 @@ class Site:
     def __init__(self, settings: Settings, registry: ContentRegistry, engine: sa.Engine | None = None) -> None:
         self.settings = settings
         self.registry = registry
+        # Every outbound request of the site goes through this client (net.py); never inside a
+        # write transaction.
+        self.http = net.Client(net.NetPolicy.from_settings(settings))
         # Each request thread holds at most a read, a write and its hot-path query connection.
         pool_size = max(5, 3 * settings.threads)
         self.engine = engine if engine is not None else store_db.create_engine(settings.database_url, pool_size=pool_size)
@@ -165,6 +169,7 @@ class Site:
         for pooled in held:
             pooled.invalidate()
         self.engine.dispose()
+        self.http.close()
 
     # -- options --------------------------------------------------------------------------------
 

@@ -1,5 +1,8 @@
-"""The WSGI application. REST paths go straight from the WSGI environ to the engine; the HTML
-pages (home, login, application authorization) and /openapi.json are ordinary Falcon routes.
+"""The WSGI application, built from settings: the registry and the site, the REST routes
+(api/__init__.py lists their modules), the engine with the app's authenticator and request scope,
+and the page table (pages/__init__.py). REST paths go straight from the WSGI environ to the engine;
+the paths the page table matches (home, login, application authorization, public calendar pages,
+uploads, /openapi.json) go to Falcon, whose routes are built from the same table.
 
 Why not a Falcon sink for REST, as DESIGN.md first planned: the engine does its own request
 parsing and answer shaping, so Falcon's request and response objects were pure overhead on
@@ -28,14 +31,12 @@ from .config import Settings, load_settings
 from .content import definitions as content_definitions
 from .content.generation import ContentGeneration
 from .content.registry import ContentRegistry
-from .media import files as media_files
+from .pages import build_pages, discovery
 from .rest.errors import RestError
-from .rest.openapi import openapi_document
 from .rest.request import RestRequest, parse_query
 from .rest.server import RestServer
 from .site import Site
 from .store import db as store_db
-from .views import discovery
 
 log = logging.getLogger("calpress.app")
 
@@ -72,27 +73,16 @@ class Calpress:
         self.rest = RestServer(
             self.api.registry, self.authenticator, ContentGeneration(self.site), scope=functools.partial(ApiScope, self.site)
         )
-        from .auth import pages
-
-        self.page_paths = frozenset((*pages.PAGE_PATHS, "/openapi.json"))
+        self.pages = build_pages(self)
         self.falcon_app = self._build_falcon()
         self.wsgi = self
 
     def _build_falcon(self) -> falcon.App:
-        from .auth import pages
-
         app = falcon.App(cors_enable=False)
         app.req_options.strip_url_path_trailing_slash = False
         app.req_options.auto_parse_qs_csv = False
         app.resp_options.secure_cookies_by_default = False
-        pages.add_routes(app, self)
-        app.add_route("/openapi.json", OpenApiResource(self))
-        app.add_sink(self.home_sink, "/")
-        for prefix in discovery.PAGE_PREFIXES:  # added after "/": Falcon tries the newest sink first
-            app.add_sink(self.public_sink, prefix.rstrip("/"))
-        uploads = media_files.UploadsResource(self.settings.uploads_dir)
-        app.add_sink(lambda req, resp, **kw: getattr(uploads, "on_" + req.method.lower(), _not_allowed)(req, resp),
-                     media_files.PREFIX + "/")
+        self.pages.install(app)
         app.add_error_handler(Exception, self.handle_error)
         return app
 
@@ -107,16 +97,6 @@ class Calpress:
         resp.status = falcon.code_to_http_status(rest_error.status)
         resp.content_type = "application/json; charset=UTF-8"
         resp.data = orjson.dumps(rest_error.to_dict())
-
-    def home_sink(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
-        from .auth import pages
-
-        pages.home_page(self, req, resp)
-        for name, value in discovery.discovery_headers(self.site, self.origin(req)).items():
-            resp.set_header(name, value)
-
-    def public_sink(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
-        discovery.page(self.site, self.origin(req), req, resp)
 
     # -- the WSGI entry -------------------------------------------------------------------------
 
@@ -141,15 +121,14 @@ class Calpress:
         the HTML pages and /openapi.json go to the Falcon app."""
         # WSGI hands the path over as latin-1 decoded bytes; the URL itself is UTF-8.
         path = (environ.get("PATH_INFO") or "/").encode("latin-1", "replace").decode("utf-8", "replace")
-        if path in self.page_paths or discovery.is_public_page(path) or path.startswith(media_files.PREFIX + "/"):
-            return self.falcon_app(environ, start_response)
         query = parse_query(environ.get("QUERY_STRING", ""))
-        if path == "/" and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", "")):
+        prefers_html = "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", ""))
+        if self.pages.match(path, prefers_html=prefers_html) is not None:
             return self.falcon_app(environ, start_response)
         try:
             status, headers, body = self.serve_rest(environ, path, query)
             if path == "/" and "rest_route" not in query:  # the home address, answered in JSON
-                headers.extend(discovery.discovery_headers(self.site, self.environ_origin(environ)).items())
+                headers.extend(discovery.discovery_headers(self.site, self.api.registry, self.environ_origin(environ)).items())
         except Exception:  # a defect outside the engine: still the error shape, never a bare 500 page
             log.exception("unhandled error for %s %s", environ.get("REQUEST_METHOD"), path)
             error = RestError("internal_server_error", "There has been a critical error on this website.", status=500)
@@ -204,24 +183,9 @@ def _status_line(status: int) -> str:
     return line
 
 
-def _not_allowed(req: falcon.Request, resp: falcon.Response) -> None:
-    raise falcon.HTTPMethodNotAllowed(["GET", "HEAD"])
-
-
 def _prefers_html(accept: str) -> bool:
     first = accept.split(",", 1)[0].strip().lower()
     return first.startswith("text/html") or first.startswith("application/xhtml")
-
-
-class OpenApiResource:
-    """``/openapi.json``: every registered route as an OpenAPI 3.1 document."""
-
-    def __init__(self, calpress: Calpress) -> None:
-        self.calpress = calpress
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        document = openapi_document(self.calpress.api.registry, self.calpress.origin(req) + REST_PREFIX)
-        resp.media = document
 
 
 def create_app(settings: Settings | None = None, **kwargs: Any) -> Calpress:

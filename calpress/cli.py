@@ -8,6 +8,7 @@
     calpress option update <name> <value>
     calpress seed-demo --events N [--seed S] [--batch B]
     calpress media import <file>... [--user=<id>] [--porcelain]
+    calpress routes [--format=table|json]
 """
 
 from __future__ import annotations
@@ -92,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     seed.add_argument("--batch", type=int, default=2000, help="events per transaction")
     seed.add_argument("--quiet", action="store_true", help="no progress bar")
     _global_options(seed)
+
+    routes = commands.add_parser("routes", help="list every REST route with its methods, and the pages")
+    routes.add_argument("--format", choices=("table", "json"), default="table")
+    _global_options(routes)
 
     option = commands.add_parser("option", help="site options")
     option_commands = option.add_subparsers(dest="option_command", required=True)
@@ -297,6 +302,32 @@ def cmd_option_update(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_routes(args: argparse.Namespace) -> int:
+    """Every REST route (name, methods, pattern) in route-index order, then the page table."""
+    from .app import Calpress
+
+    app = Calpress(_settings(args), upgrade=False)  # builds the routes; the database is not touched
+    try:
+        rows = [
+            {"kind": "rest", "name": route.name, "methods": route.methods, "path": route.pattern}
+            for route in app.api.registry
+        ]
+        rows += [
+            {"kind": "page", "name": page.name, "methods": page.methods, "path": page.path + ("/..." if page.prefix else "")}
+            for page in app.pages
+        ]
+    finally:
+        app.site.close()
+    if args.format == "json":
+        print(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    name_width = max(len(row["name"]) for row in rows)
+    methods_width = max(len(", ".join(row["methods"])) for row in rows)
+    for row in rows:
+        print(f"{row['kind']:<5} {row['name']:<{name_width}}  {', '.join(row['methods']):<{methods_width}}  {row['path']}")
+    return 0
+
+
 def _format_value(value: Any, fmt: str) -> str:
     if fmt == "json" or isinstance(value, (dict, list)):
         return orjson.dumps(value).decode()
@@ -319,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("option", "update"): cmd_option_update,
         ("seed-demo",): cmd_seed_demo,
         ("media", "import"): cmd_media_import,
+        ("routes",): cmd_routes,
     }
     key: tuple[str, ...] = (args.command,)
     for attr in ("db_command", "user_command", "app_command", "option_command", "media_command"):

@@ -199,6 +199,11 @@ class Site:
         """One option, from ``options`` (a request's snapshot) or the current ones."""
         return (self.options() if options is None else options).get(name, OPTION_DEFAULTS.get(name))
 
+    def stored_option(self, conn: sa.Connection, name: str, default: Any = None, *, for_update: bool = False) -> Any:
+        """The option as stored (``default`` when none is), read on ``conn``; ``for_update`` locks
+        it until the transaction ends (for read-modify-write)."""
+        return store_options.get_option(conn, name, default, for_update=for_update)
+
     def update_option(self, conn: sa.Connection, name: str, value: Any) -> None:
         store_options.set_option(conn, name, value)
 

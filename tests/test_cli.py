@@ -109,3 +109,20 @@ def test_media_import_stores_images_and_refuses_other_files(run, tmp_path):
     assert code == 1 and "Unable to import file" in err
     code, _, err = run("media", "import", str(tmp_path / "missing.png"))
     assert code == 1 and "File doesn't exist" in err
+
+
+def test_routes_lists_every_rest_route_with_its_methods_and_the_pages(run, app):
+    import orjson
+
+    code, out, _ = run("routes", "--format", "json")
+    assert code == 0
+    rows = orjson.loads(out)
+    rest = {row["path"]: row for row in rows if row["kind"] == "rest"}
+    assert list(rest) == [route.pattern for route in app.api.registry]
+    assert rest["/cms/v2/posts"] == {"kind": "rest", "name": "cms.posts", "methods": ["GET", "POST"], "path": "/cms/v2/posts"}
+    assert rest[r"/cal/events/v1/events/(?P<id>\d+)"]["methods"] == ["GET", "DELETE", "POST", "PUT", "PATCH"]
+    pages = {row["name"]: row for row in rows if row["kind"] == "page"}
+    assert pages["login"]["path"] == "/wp-login.php" and pages["uploads"]["path"] == "/wp-content/uploads/..."
+    code, out, _ = run("routes")
+    assert code == 0
+    assert re.search(r"^rest\s+cms\.posts\.item\s+GET, POST, PUT, PATCH, DELETE\s+/cms/v2/posts/\(\?P<id>\[\\d\]\+\)$", out, re.M)

@@ -18,7 +18,6 @@ from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
 from ..site_settings import SETTINGS, Rejected, Setting, clean_option
-from ..store import options as store_options
 from .base import Api
 from .scope import context_of, scope_of
 
@@ -336,7 +335,7 @@ def _settings_routes(api: Api) -> list[Route]:
     def reset(conn: Any, setting: Setting) -> None:
         """``null`` deletes the option, so its default shows again; a stored value the schema
         rejects is not silently dropped (a client echoing back the nulls it read would lose it)."""
-        stored = store_options.get_option(conn, setting.option, _MISSING, for_update=True)
+        stored = site.stored_option(conn, setting.option, _MISSING, for_update=True)
         if stored is _MISSING:
             return
         if not setting.is_valid(stored):

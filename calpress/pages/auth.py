@@ -13,11 +13,11 @@ from urllib.parse import quote, urlsplit
 import falcon
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..auth import app_passwords, sessions
+from ..auth.authenticate import REST_NONCE_ACTION
+from ..auth.users import User, check_password, get_user_by
 from ..compat.formatting import is_uuid
 from ..rest.request import parse_query
-from . import app_passwords, sessions
-from .authenticate import REST_NONCE_ACTION
-from .users import User, check_password, get_user_by
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -291,20 +291,3 @@ def _local_redirect(target: str) -> str:
     if parts.scheme or parts.netloc or not target.startswith("/"):
         return ADMIN_PATH
     return target
-
-
-def home_page(calpress: Calpress, req: falcon.Request, resp: falcon.Response) -> None:
-    Pages(calpress).on_get_home(req, resp)
-
-
-PAGE_PATHS = (LOGIN_PATH, "/wp-admin", ADMIN_PATH, "/wp-admin/index.php", "/wp-admin/admin-ajax.php", AUTHORIZE_PATH)
-
-
-def add_routes(app: falcon.App, calpress: Calpress) -> None:
-    pages = Pages(calpress)
-    app.add_route(LOGIN_PATH, pages, suffix="login")
-    app.add_route("/wp-admin", pages, suffix="admin")
-    app.add_route(ADMIN_PATH, pages, suffix="admin")
-    app.add_route("/wp-admin/index.php", pages, suffix="admin")
-    app.add_route("/wp-admin/admin-ajax.php", pages, suffix="ajax")
-    app.add_route(AUTHORIZE_PATH, pages, suffix="authorize")

@@ -36,19 +36,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 
-from ..auth.users import get_user
-from ..compat.kses import kses_post, kses_title
-from ..rest.errors import RestError
-from ..store import options as store_options
-from ..store.changes import record as record_change
-from ..store.tables import posts
-from . import terms as term_store
-from .slugs import sanitize_title, truncate_slug, unique_slug
-from .taxonomies import DEFAULT_CATEGORY_ID
-from .types import ContentType, default_comment_status
+from ...auth.users import get_user
+from ...compat.kses import kses_post, kses_title
+from ...rest.errors import RestError
+from ...store import options as store_options
+from ...store.changes import record as record_change
+from ...store.tables import posts
+from .. import terms as term_store
+from ..slugs import sanitize_title, truncate_slug, unique_slug
+from ..taxonomies import DEFAULT_CATEGORY_ID
+from ..types import ContentType, default_comment_status
 
 if TYPE_CHECKING:
-    from .registry import ContentRegistry
+    from ..registry import ContentRegistry
 
 __all__ = [
     "Context",
@@ -520,7 +520,7 @@ def _search_condition(query: ItemQuery) -> tuple[Any, Any]:
 def _term_set(filter_: TaxFilter) -> Any:
     """A SELECT of the term ids a filter means: its terms of its taxonomy, with descendants when
     asked (a recursive query inside the listing statement: no extra round trip)."""
-    from ..store.tables import terms as terms_table
+    from ...store.tables import terms as terms_table
 
     base = sa.select(terms_table.c.id).where(
         terms_table.c.id.in_([int(t) for t in filter_.terms]), terms_table.c.taxonomy == filter_.taxonomy
@@ -537,7 +537,7 @@ def _term_set(filter_: TaxFilter) -> Any:
 
 
 def _tax_condition(filter_: TaxFilter) -> Any:
-    from ..store.tables import term_links
+    from ...store.tables import term_links
 
     wanted = _term_set(filter_)
     linked = sa.select(term_links.c.object_id).where(term_links.c.term_id.in_(wanted))
@@ -1265,7 +1265,7 @@ def _save(
     if changes.sticky is not None and content_type.name == "post":
         set_sticky(conn, ctx, item.id, changes.sticky)
     if not creating and store_revision:
-        from . import revisions  # it builds on this module
+        from .. import revisions  # it builds on this module
 
         revisions.save_revision(conn, ctx, item)
     return item

@@ -92,7 +92,7 @@ SLUGLESS_STATUSES = frozenset({"draft", "pending", "auto-draft"})
 # Slugs that would shadow the reference's feed and embed endpoints.
 RESERVED_SLUGS = frozenset({"feed", "rdf", "rss", "rss2", "atom", "embed"})
 MAX_SLUG = 200
-_HIERARCHY_LIMIT = 64  # ancestors followed at most (guards against corrupt cycles)
+HIERARCHY_LIMIT = 64  # ancestors followed at most (guards against corrupt cycles)
 
 
 class ItemError(RestError):
@@ -474,7 +474,8 @@ def search_terms(text: str) -> tuple[list[str], int]:
     return kept, len(matches)
 
 
-def _like(term: str) -> str:
+def escape_like(term: str) -> str:
+    """``term`` for a LIKE pattern that matches it literally (``\\`` escapes ``%`` and ``_``)."""
     return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
@@ -489,19 +490,19 @@ def _search_condition(query: ItemQuery) -> tuple[Any, Any]:
         exclude = term.startswith("-") and len(term) > 1
         if exclude:
             term = term[1:]
-        pattern = f"{wildcard}{_like(term)}{wildcard}"
+        pattern = f"{wildcard}{escape_like(term)}{wildcard}"
         if exclude:
             clauses.append(sa.and_(*[sa.not_(col.ilike(pattern, escape="\\")) for col in columns]))
         else:
             clauses.append(sa.or_(*[col.ilike(pattern, escape="\\") for col in columns]))
             if wildcard:
-                title_matches.append(posts.c.title.ilike(f"%{_like(term)}%", escape="\\"))
+                title_matches.append(posts.c.title.ilike(f"%{escape_like(term)}%", escape="\\"))
     condition = sa.and_(*clauses)
     # Relevance (the reference's parse_search_order): whole phrase in title, all words in title,
     # any word in title, phrase in excerpt, phrase in content, the rest.
     if count > 1:
         whens: list[tuple[Any, int]] = []
-        phrase = None if re.search(r"(?:\s|^)-", query.search) else f"%{_like(query.search)}%"
+        phrase = None if re.search(r"(?:\s|^)-", query.search) else f"%{escape_like(query.search)}%"
         if phrase:
             whens.append((posts.c.title.ilike(phrase, escape="\\"), 1))
         if title_matches and len(title_matches) < 7:
@@ -782,7 +783,7 @@ def page_uris(conn: sa.Connection, items: Sequence[Item]) -> dict[int, str]:
     chain = chain.union_all(
         sa.select((chain.c.depth + 1).label("depth"), chain.c.item, up.c.parent)
         .join(up, up.c.id == chain.c.next_id)
-        .where(chain.c.next_id != 0, chain.c.depth < _HIERARCHY_LIMIT)
+        .where(chain.c.next_id != 0, chain.c.depth < HIERARCHY_LIMIT)
     )
     stmt = (
         sa.select(chain.c.item, chain.c.depth, posts.c.slug)
@@ -935,7 +936,7 @@ def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[
     wanted = sorted({base for base in bases if base})
     if not wanted:
         return []
-    matches = [posts.c.slug.in_(wanted), *[posts.c.slug.like(_like(base) + "-%", escape="\\") for base in wanted]]
+    matches = [posts.c.slug.in_(wanted), *[posts.c.slug.like(escape_like(base) + "-%", escape="\\") for base in wanted]]
     conditions: list[Any] = [sa.or_(*matches)]
     if content_type.name != "attachment":
         types = [content_type.name, "attachment"] if content_type.hierarchical else [content_type.name]
@@ -981,7 +982,7 @@ def unique_item_slug(
     return _unique_among(ctx, content_type, slug, item_id, parent, taken, current_slug)
 
 
-def _lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
+def lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
     """Serialise slug choices of one type across PostgreSQL workers until the transaction ends
     (two concurrent saves would otherwise both find ``hello`` free). SQLite's single writer
     serialises them already."""
@@ -1055,13 +1056,13 @@ def _check_parent(conn: sa.Connection, item_id: int, parent: int) -> int:
     chain = chain.union_all(
         sa.select(up.c.id, up.c.parent, (chain.c.depth + 1).label("depth"))
         .join(chain, up.c.id == chain.c.parent)
-        .where(chain.c.parent != 0, chain.c.depth < _HIERARCHY_LIMIT)
+        .where(chain.c.parent != 0, chain.c.depth < HIERARCHY_LIMIT)
     )
     found = conn.execute(sa.select(chain.c.id).where(chain.c.id == item_id).limit(1)).first()
     return 0 if found else parent
 
 
-def _kses(ctx: Context, title: str, content: str, excerpt: str) -> tuple[str, str, str]:
+def filter_markup(ctx: Context, title: str, content: str, excerpt: str) -> tuple[str, str, str]:
     """Users without ``unfiltered_html`` have their markup filtered on every save, as the
     reference's kses filters do (on the merged fields, so an edit of the title of a post whose
     content was written by an administrator filters that content too)."""
@@ -1137,7 +1138,7 @@ def _save(
         and all(content_type.supports_feature(f) for f in ("editor", "title", "excerpt"))
     ):
         raise ItemError("empty_content", "Content, title, and excerpt are empty.", status=400)
-    title, content, excerpt = _kses(ctx, title, content, excerpt)
+    title, content, excerpt = filter_markup(ctx, title, content, excerpt)
 
     previous_status = before.status if before is not None else "new"
     status = changes.status or (before.status if before is not None else content_type.default_status)
@@ -1207,7 +1208,7 @@ def _save(
             meta[DESIRED_SLUG_KEY] = slug
             slug = truncate_slug(slug, 191) + "__trashed"
 
-    _lock_slugs(conn, content_type)
+    lock_slugs(conn, content_type)
     item_id = before.id if before is not None else 0
     current_slug = before.slug if before is not None else ""
     if slug and (status not in SLUGLESS_STATUSES or (changes.unique_draft_slug and changes.slug)):

@@ -180,7 +180,7 @@ class RevisionShapes:
             data["content"] = {"raw": revision.content, "rendered": rendering.render_content(revision.content, ctx=render)}
         if "excerpt" in props:
             data["excerpt"] = {"raw": revision.excerpt, "rendered": rendering.render_excerpt(revision.excerpt, "", ctx=render)}
-        data["meta"] = self.parent.meta_values(revision)
+        data["meta"] = self.parent.representation.meta_values(revision)
         if preview and context_name == "edit":
             data["preview_link"] = self.preview_link(request, revision)
         data = filter_by_context(data, self.schema, context_name)

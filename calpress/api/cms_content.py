@@ -4,63 +4,38 @@ One controller class serves posts, pages, blocks, venues, organizers and events;
 an instance built from its definition (content/types.py): the item schema follows the type's
 features, the collection arguments its taxonomies, the permissions its capabilities
 (cms-api.md 2.1-2.12, 2.15, 2.17). The rules of storage (dates, slugs, trash, stickiness) live in
-content/items.py; this module turns requests into service calls and items into the reference's
-JSON, field for field and in its order.
+content/items/; the item schema and the arguments in cms_content_schema.py; the reference's JSON
+of an item, field for field and in its order, in cms_content_represent.py. This module holds the
+routes, the permission checks and the handlers that turn requests into service calls.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-import re
 from typing import Any
 
-from ..auth import users as user_store
 from ..content import items as item_service
-from ..content import permissions, rendering
+from ..content import permissions
 from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges, ItemQuery, Related, TaxFilter
-from ..content.slugs import sanitize_title
-from ..content.types import POST_FORMATS, ContentType
-from ..rest import schema as rest_schema
-from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
+from ..content.types import ContentType
+from ..rest.controller import context_param
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.schema import endpoint_args_from_schema
 from ..rest.server import pagination_headers
 from . import cms_revisions
 from .base import Api
-from .cms_terms import term_route
-from .cms_users import author_types
+from .cms_content_represent import ContentRepresentation
+from .cms_content_schema import ContentSchema, parse_slug_list
 from .scope import context_of, scope_of
-
-API_REL = "https://api.w.org/"
-
-
-def _accept(value: Any, request: RestRequest, name: str) -> bool:
-    return True
-
-
-def _keep(value: Any, request: RestRequest, name: str) -> Any:
-    return value
-
-
-def _slug(value: Any, request: RestRequest, name: str) -> str:
-    return sanitize_title(str(value))
 
 
 def _php_empty(value: Any) -> bool:
     return value is None or value is False or value == 0 or value in ("", "0") or value == [] or value == {}
-
-
-def _parse_slug_list(value: Any) -> list[str]:
-    """The reference's wp_parse_slug_list: a list or a comma/space separated string, each
-    entry sanitised as a slug, duplicates dropped."""
-    raw = value if isinstance(value, list) else re.split(r"[,\s]+", str(value))
-    return list(dict.fromkeys(sanitize_title(str(entry)) for entry in raw if str(entry).strip()))
 
 
 def _local_date(value: Any, context: Context) -> Any:
@@ -75,7 +50,9 @@ def _local_date(value: Any, context: Context) -> Any:
 
 
 class ContentController:
-    """The routes, schema, permissions and representation of one content type."""
+    """The routes, permission checks and handlers of one content type. Its ``schema``
+    (cms_content_schema.py) and ``representation`` (cms_content_represent.py) are built once,
+    with the controller."""
 
     def __init__(self, api: Api, content_type: ContentType) -> None:
         self.api = api
@@ -84,394 +61,9 @@ class ContentController:
         self.type = content_type
         # The route names: "cms.posts" (the collection), "cms.posts.item", "cms.posts.revisions"...
         self.route_name = f"{content_type.rest_namespace}.{content_type.rest_base}"
-        self.taxonomies = self.registry.rest_taxonomies_of(content_type.name)
-        self.meta_fields = self.registry.registered_meta(content_type)
-        self.write_statuses = self.registry.write_statuses()
-        self.list_statuses = self.registry.list_statuses()
-        self.schema = self._item_schema()
-        self.properties: dict[str, Any] = self.schema["properties"]
-        self.is_blocks = content_type.name == "wp_block"
-        self._subfields: dict[tuple[str, str], frozenset[str]] = {}
-        self.collection_arg_names = frozenset(self.collection_args())
-
-    # == schema ===================================================================================
-
-    def _item_schema(self) -> dict[str, Any]:
-        """The item schema, property for property as the reference's posts controller builds
-        it for this type (its order is the order of the write arguments)."""
-        t = self.type
-        props: dict[str, Any] = {
-            "date": {
-                "description": "The date the post was published, in the site's timezone.",
-                "type": ["string", "null"],
-                "format": "date-time",
-                "context": ["view", "edit", "embed"],
-            },
-            "date_gmt": {
-                "description": "The date the post was published, as GMT.",
-                "type": ["string", "null"],
-                "format": "date-time",
-                "context": ["view", "edit"],
-            },
-            "guid": {
-                "description": "The globally unique identifier for the post.",
-                "type": "object",
-                "context": ["view", "edit"],
-                "readonly": True,
-                "properties": {
-                    "raw": {"description": "GUID for the post, as it exists in the database.", "type": "string", "context": ["edit"], "readonly": True},
-                    "rendered": {"description": "GUID for the post, transformed for display.", "type": "string", "context": ["view", "edit"], "readonly": True},
-                },
-            },
-            "id": {"description": "Unique identifier for the post.", "type": "integer", "context": ["view", "edit", "embed"], "readonly": True},
-            "link": {"description": "URL to the post.", "type": "string", "format": "uri", "context": ["view", "edit", "embed"], "readonly": True},
-            "modified": {
-                "description": "The date the post was last modified, in the site's timezone.",
-                "type": "string",
-                "format": "date-time",
-                "context": ["view", "edit"],
-                "readonly": True,
-            },
-            "modified_gmt": {
-                "description": "The date the post was last modified, as GMT.",
-                "type": "string",
-                "format": "date-time",
-                "context": ["view", "edit"],
-                "readonly": True,
-            },
-            "slug": {
-                "description": "An alphanumeric identifier for the post unique to its type.",
-                "type": "string",
-                "context": ["view", "edit", "embed"],
-                "arg_options": {"sanitize": _slug},
-            },
-            "status": {
-                "description": "A named status for the post.",
-                "type": "string",
-                "enum": list(self.write_statuses),
-                "context": ["view", "edit"],
-                "arg_options": {"validate": self._check_status},
-            },
-            "type": {"description": "Type of post.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
-            "password": {"description": "A password to protect access to the content and excerpt.", "type": "string", "context": ["edit"]},
-        }
-        if t.viewable and t.public:
-            props["permalink_template"] = {"description": "Permalink template for the post.", "type": "string", "context": ["edit"], "readonly": True}
-            props["generated_slug"] = {"description": "Slug automatically generated from the post title.", "type": "string", "context": ["edit"], "readonly": True}
-            props["class_list"] = {
-                "description": "An array of the class names for the post container element.",
-                "type": "array",
-                "context": ["view", "edit"],
-                "readonly": True,
-                "items": {"type": "string"},
-            }
-        if t.hierarchical:
-            props["parent"] = {"description": "The ID for the parent of the post.", "type": "integer", "context": ["view", "edit"]}
-        raw_context = ["view", "edit"] if self.type.name == "wp_block" else ["edit"]
-        for feature in ("title", "editor", "author", "excerpt", "thumbnail", "comments", "revisions", "page-attributes", "post-formats", "custom-fields"):
-            if not t.has_rest_feature(feature):
-                continue
-            if feature == "title":
-                title_props: dict[str, Any] = {
-                    "raw": {"description": "Title for the post, as it exists in the database.", "type": "string", "context": raw_context},
-                    "rendered": {"description": "HTML title for the post, transformed for display.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
-                }
-                if self.type.name == "wp_block":
-                    del title_props["rendered"]
-                props["title"] = {
-                    "description": "The title for the post.",
-                    "type": "object",
-                    "context": ["view", "edit", "embed"],
-                    "arg_options": {"validate": _accept, "sanitize": _keep},
-                    "properties": title_props,
-                }
-            elif feature == "editor":
-                content_props: dict[str, Any] = {
-                    "raw": {"description": "Content for the post, as it exists in the database.", "type": "string", "context": raw_context},
-                    "rendered": {"description": "HTML content for the post, transformed for display.", "type": "string", "context": ["view", "edit"], "readonly": True},
-                    "block_version": {"description": "Version of the content block format used by the post.", "type": "integer", "context": ["edit"], "readonly": True},
-                    "protected": {"description": "Whether the content is protected with a password.", "type": "boolean", "context": ["view", "edit", "embed"], "readonly": True},
-                }
-                if self.type.name == "wp_block":
-                    del content_props["rendered"]
-                props["content"] = {
-                    "description": "The content for the post.",
-                    "type": "object",
-                    "context": ["view", "edit"],
-                    "arg_options": {"validate": _accept, "sanitize": _keep},
-                    "properties": content_props,
-                }
-            elif feature == "author":
-                props["author"] = {"description": "The ID for the author of the post.", "type": "integer", "context": ["view", "edit", "embed"]}
-            elif feature == "excerpt":
-                props["excerpt"] = {
-                    "description": "The excerpt for the post.",
-                    "type": "object",
-                    "context": ["view", "edit", "embed"],
-                    "arg_options": {"validate": _accept, "sanitize": _keep},
-                    "properties": {
-                        "raw": {"description": "Excerpt for the post, as it exists in the database.", "type": "string", "context": ["edit"]},
-                        "rendered": {"description": "HTML excerpt for the post, transformed for display.", "type": "string", "context": ["view", "edit", "embed"], "readonly": True},
-                        "protected": {"description": "Whether the excerpt is protected with a password.", "type": "boolean", "context": ["view", "edit", "embed"], "readonly": True},
-                    },
-                }
-            elif feature == "thumbnail":
-                props["featured_media"] = {"description": "The ID of the featured media for the post.", "type": "integer", "context": ["view", "edit", "embed"]}
-            elif feature == "comments":
-                props["comment_status"] = {"description": "Whether or not comments are open on the post.", "type": "string", "enum": ["open", "closed"], "context": ["view", "edit"]}
-                props["ping_status"] = {"description": "Whether or not the post can be pinged.", "type": "string", "enum": ["open", "closed"], "context": ["view", "edit"]}
-            elif feature == "page-attributes":
-                props["menu_order"] = {"description": "The order of the post in relation to other posts.", "type": "integer", "context": ["view", "edit"]}
-            elif feature == "post-formats":
-                props["format"] = {"description": "The format for the post.", "type": "string", "enum": list(POST_FORMATS), "context": ["view", "edit"]}
-            elif feature == "custom-fields":
-                props["meta"] = {
-                    "description": "Meta fields.",
-                    "type": "object",
-                    "context": ["view", "edit"],
-                    "properties": {name: dict(f.schema) for name, f in self.meta_fields.items()},
-                    "arg_options": {"validate": self._check_meta, "sanitize": self._sanitize_meta},
-                }
-        if t.name == "post":
-            props["sticky"] = {"description": "Whether or not the post should be treated as sticky.", "type": "boolean", "context": ["view", "edit"]}
-        props["template"] = {
-            "description": "The theme file to use to display the post.",
-            "type": "string",
-            "context": ["view", "edit"],
-            "arg_options": {"validate": self._check_template},
-        }
-        for taxonomy in self.taxonomies:
-            props[taxonomy.rest_base] = {
-                "description": f"The terms assigned to the post in the {taxonomy.name} taxonomy.",
-                "type": "array",
-                "items": {"type": "integer"},
-                "context": ["view", "edit"],
-            }
-        return {
-            "$schema": "http://json-schema.org/draft-04/schema#",
-            "title": t.name,
-            "type": "object",
-            "properties": props,
-            "links": self._schema_links(),
-        }
-
-    def _schema_links(self) -> list[dict[str, Any]]:
-        """Link descriptions of the actions an edit-context response may advertise."""
-        # The href template of the item route (the route itself is registered after the schema).
-        href = f"/{self.api.registry.wire_name(self.type.rest_namespace)}/{self.type.rest_base}/{{id}}"
-        links: list[dict[str, Any]] = []
-        if self.type.name != "attachment":
-            links.append({
-                "rel": API_REL + "action-publish",
-                "title": "The current user can publish this post.",
-                "href": href,
-                "targetSchema": {"type": "object", "properties": {"status": {"type": "string", "enum": ["publish", "future"]}}},
-            })
-        links.append({
-            "rel": API_REL + "action-unfiltered-html",
-            "title": "The current user can post unfiltered HTML markup and JavaScript.",
-            "href": href,
-            "targetSchema": {"type": "object", "properties": {"content": {"raw": {"type": "string"}}}},
-        })
-        if self.type.name == "post":
-            links.append({
-                "rel": API_REL + "action-sticky",
-                "title": "The current user can sticky this post.",
-                "href": href,
-                "targetSchema": {"type": "object", "properties": {"sticky": {"type": "boolean"}}},
-            })
-        if self.type.supports_feature("author"):
-            links.append({
-                "rel": API_REL + "action-assign-author",
-                "title": "The current user can change the author on this post.",
-                "href": href,
-                "targetSchema": {"type": "object", "properties": {"author": {"type": "integer"}}},
-            })
-        for taxonomy in self.taxonomies:
-            target = {"type": "object", "properties": {taxonomy.rest_base: {"type": "array", "items": {"type": "integer"}}}}
-            links.append({
-                "rel": API_REL + "action-assign-" + taxonomy.rest_base,
-                "title": f"The current user can assign terms in the {taxonomy.name} taxonomy.",
-                "href": href,
-                "targetSchema": target,
-            })
-            links.append({
-                "rel": API_REL + "action-create-" + taxonomy.rest_base,
-                "title": f"The current user can create terms in the {taxonomy.name} taxonomy.",
-                "href": href,
-                "targetSchema": target,
-            })
-        return links
-
-    def item_args(self, method: str) -> dict[str, dict[str, Any]]:
-        return endpoint_args_from_schema(self.schema, method)
-
-    def collection_args(self) -> dict[str, dict[str, Any]]:
-        """The collection arguments, in the reference's order (cms-api.md 2.11)."""
-        t = self.type
-        params = collection_params(self.schema)
-        params["context"]["default"] = "view"
-        integers = {"type": "integer"}
-        params["after"] = {"description": "Limit response to posts published after a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
-        params["modified_after"] = {"description": "Limit response to posts modified after a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
-        if t.supports_feature("author"):
-            params["author"] = {"description": "Limit result set to posts assigned to specific authors.", "type": "array", "items": dict(integers), "default": []}
-            params["author_exclude"] = {"description": "Ensure result set excludes posts assigned to specific authors.", "type": "array", "items": dict(integers), "default": []}
-        params["before"] = {"description": "Limit response to posts published before a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
-        params["modified_before"] = {"description": "Limit response to posts modified before a given ISO8601 compliant date.", "type": "string", "format": "date-time"}
-        params["exclude"] = {"description": "Ensure result set excludes specific IDs.", "type": "array", "items": dict(integers), "default": []}
-        params["include"] = {"description": "Limit result set to specific IDs.", "type": "array", "items": dict(integers), "default": []}
-        page_attributes = t.name == "page" or t.supports_feature("page-attributes")
-        if page_attributes:
-            params["menu_order"] = {"description": "Limit result set to posts with a specific menu_order value.", "type": "integer"}
-        params["search_semantics"] = {"description": "How to interpret the search input.", "type": "string", "enum": ["exact"]}
-        params["offset"] = {"description": "Offset the result set by a specific number of items.", "type": "integer"}
-        params["order"] = {"description": "Order sort attribute ascending or descending.", "type": "string", "default": "desc", "enum": ["asc", "desc"]}
-        orderby = ["author", "date", "id", "include", "modified", "parent", "relevance", "slug", "include_slugs", "title"]
-        if page_attributes:
-            orderby.append("menu_order")
-        params["orderby"] = {"description": "Sort collection by post attribute.", "type": "string", "default": "date", "enum": orderby}
-        if t.hierarchical or t.name == "attachment":
-            params["parent"] = {"description": "Limit result set to items with particular parent IDs.", "type": "array", "items": dict(integers), "default": []}
-            params["parent_exclude"] = {"description": "Limit result set to all items except those of a particular parent ID.", "type": "array", "items": dict(integers), "default": []}
-        params["search_columns"] = {
-            "default": [],
-            "description": "Array of column names to be searched.",
-            "type": "array",
-            "items": {"enum": ["post_title", "post_content", "post_excerpt"], "type": "string"},
-        }
-        params["slug"] = {"description": "Limit result set to posts with one or more specific slugs.", "type": "array", "items": {"type": "string"}}
-        params["status"] = {
-            "default": "publish",
-            "description": "Limit result set to posts assigned one or more statuses.",
-            "type": "array",
-            "items": {"enum": list(self.list_statuses), "type": "string"},
-            "validate": self._check_statuses,
-            "sanitize": lambda value, request, name: _parse_slug_list(value),
-        }
-        if self.taxonomies:
-            params["tax_relation"] = {"description": "Limit result set based on relationship between multiple taxonomies.", "type": "string", "enum": ["AND", "OR"]}
-            for taxonomy in self.taxonomies:
-                base = taxonomy.rest_base
-                params[base] = self._tax_limit_schema(
-                    f"Limit result set to items with specific terms assigned in the {base} taxonomy.", taxonomy.hierarchical, True
-                )
-                params[base + "_exclude"] = self._tax_limit_schema(
-                    f"Limit result set to items except those with specific terms assigned in the {base} taxonomy.", taxonomy.hierarchical, False
-                )
-        if t.name == "post":
-            params["sticky"] = {"description": "Limit result set to items that are sticky.", "type": "boolean"}
-            params["ignore_sticky"] = {"description": "Whether to ignore sticky posts or not.", "type": "boolean", "default": True}
-        if t.supports_feature("post-formats"):
-            params["format"] = {
-                "description": "Limit result set to items assigned one or more given formats.",
-                "type": "array",
-                "uniqueItems": True,
-                "items": {"enum": list(POST_FORMATS), "type": "string"},
-            }
-        return params
-
-    @staticmethod
-    def _tax_limit_schema(description: str, hierarchical: bool, include: bool) -> dict[str, Any]:
-        query_props: dict[str, Any] = {
-            "terms": {"description": "Term IDs.", "type": "array", "items": {"type": "integer"}, "default": []},
-            "include_children": {
-                "description": "Whether to include child terms in the terms limiting the result set.",
-                "type": "boolean",
-                "default": False,
-            },
-        }
-        if include:
-            query_props["operator"] = {
-                "description": "Whether items must be assigned all or any of the specified terms.",
-                "type": "string",
-                "enum": ["AND", "OR"],
-                "default": "OR",
-            }
-        if not hierarchical:
-            del query_props["include_children"]
-        return {
-            "description": description,
-            "type": ["object", "array"],
-            "oneOf": [
-                {"title": "Term ID List", "description": "Match terms with the listed IDs.", "type": "array", "items": {"type": "integer"}},
-                {
-                    "title": "Term ID Taxonomy Query",
-                    "description": "Perform an advanced term query.",
-                    "type": "object",
-                    "properties": query_props,
-                    "additionalProperties": False,
-                },
-            ],
-        }
-
-    # == argument callbacks =======================================================================
-
-    def _check_status(self, value: Any, request: RestRequest, name: str) -> Any:
-        """A status in the enum, or the item's current one (which may be outside it, e.g. trash)."""
-        item_id = request.get_param("id")
-        if item_id:
-            current = scope_of(request).item(item_id)
-            if current is not None and current.status == value:
-                return True
-        return rest_schema.validate_value(value, {"type": "string", "enum": list(self.write_statuses)}, name) or True
-
-    def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
-        """Listing statuses: each in the enum, and other than the default only for users who may
-        edit items of the type (``private`` also for readers of private items)."""
-        error = rest_schema.validate_value(
-            value, {"type": "array", "items": {"enum": list(self.list_statuses), "type": "string"}}, name
-        )
-        if error is not None:
-            return error
-        caps = self.type.caps
-        ctx = context_of(request)
-        for status in _parse_slug_list(value):
-            if status == "publish":
-                continue
-            if ctx.can(caps["edit_posts"]) or (status == "private" and ctx.can(caps["read_private_posts"])):
-                continue
-            return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
-        return True
-
-    def _check_template(self, value: Any, request: RestRequest, name: str) -> Any:
-        if not isinstance(value, str):
-            return rest_schema.validate_value(value, {"type": "string"}, name) or True
-        if not value:
-            return True
-        item_id = request.get_param("id")
-        if item_id:
-            current = scope_of(request).item(item_id)
-            if current is not None and current.template == value:
-                return True  # an item may keep a template the theme no longer offers
-        if value in self.type.templates:
-            return True
-        return RestError("rest_invalid_param", f"template is not one of {', '.join(self.type.templates)}.")
-
-    def _check_meta(self, value: Any, request: RestRequest, name: str) -> Any:
-        """``meta`` must be an object; each registered key's value must fit its schema (the
-        error names the key, as ``meta.key``); unregistered keys are ignored."""
-        if not isinstance(value, dict):
-            return False
-        for key, entry in value.items():
-            field_ = self.meta_fields.get(key)
-            if field_ is None or entry is None:
-                continue
-            if not field_.single and entry == []:
-                continue
-            error = rest_schema.validate_value(entry, field_.schema, f"meta.{key}")
-            if error is not None:
-                return error
-        return True
-
-    def _sanitize_meta(self, value: Any, request: RestRequest, name: str) -> Any:
-        cleaned: dict[str, Any] = {}
-        for key, entry in value.items():
-            field_ = self.meta_fields.get(key)
-            if field_ is None:
-                continue
-            cleaned[key] = None if entry is None else rest_schema.sanitize_value(entry, field_.schema, f"meta.{key}")
-        return cleaned
+        self.schema = ContentSchema(api, content_type)
+        self.representation = ContentRepresentation(self.schema, self.route_name)
+        self.collection_arg_names = frozenset(self.schema.collection_args())
 
     # == request helpers ==========================================================================
 
@@ -523,7 +115,7 @@ class ContentController:
 
     def _can_assign_terms(self, request: RestRequest) -> bool:
         wanted: dict[str, list[int]] = {}
-        for taxonomy in self.taxonomies:
+        for taxonomy in self.schema.taxonomies:
             value = request.get_param(taxonomy.rest_base)
             if value is not None:
                 wanted[taxonomy.name] = item_service.int_list(value)
@@ -580,7 +172,7 @@ class ContentController:
     # == reading ==================================================================================
 
     def _statuses(self, request: RestRequest) -> list[str]:
-        statuses = _parse_slug_list(request.get_param("status") or "publish")
+        statuses = parse_slug_list(request.get_param("status") or "publish")
         if "any" in statuses:
             # Every status that is not internal (the reference's "any": not excluded from search).
             return [name for name, status in self.registry.statuses.items() if not status.internal]
@@ -588,7 +180,7 @@ class ContentController:
 
     def _tax_filters(self, request: RestRequest) -> list[TaxFilter]:
         filters: list[TaxFilter] = []
-        for taxonomy in self.taxonomies:
+        for taxonomy in self.schema.taxonomies:
             for suffix, excluding in (("", False), ("_exclude", True)):
                 value = request.get_param(taxonomy.rest_base + suffix)
                 if _php_empty(value):
@@ -649,7 +241,7 @@ class ContentController:
             exclude=exclude,
             parents=list(params.get("parent") or []) if "parent" in self.collection_arg_names else [],
             parents_exclude=list(params.get("parent_exclude") or []) if "parent" in self.collection_arg_names else [],
-            slugs=_parse_slug_list(params["slug"]) if params.get("slug") else [],
+            slugs=parse_slug_list(params["slug"]) if params.get("slug") else [],
             menu_order=params.get("menu_order") if "menu_order" in self.collection_arg_names else None,
             formats=list(params["format"]) if params.get("format") and "format" in self.collection_arg_names else None,
             tax_filters=tax_filters,
@@ -686,61 +278,18 @@ class ContentController:
                     scope.remember(item)
                 edit = request.get_param("context") == "edit"
                 shown = [item for item in rows if (self.can_edit(request, item) if edit else self.can_read(request, item))]
-                related = self.related(conn, request, shown)
-                data = [self.prepare(request, item, related) for item in shown]
+                related = self.representation.related(conn, request, shown)
+                data = [self.representation.prepare(request, item, related) for item in shown]
         return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
-
-    def related(self, conn: Any, request: RestRequest, found: list[Item]) -> Related:
-        """What the representation of these items needs beyond their rows, loaded per page."""
-        if not found:
-            return Related()
-        context = request.get_param("context") or "view"
-        shown = fields_for_context(self.schema, context)
-        want_links = wants_field(request, "_links") or wants_field(request, "_embedded")
-        want_terms = any(wants_field(request, t.rest_base) for t in self.taxonomies) or wants_field(request, "class_list")
-        related = item_service.load_related(
-            conn,
-            self.registry,
-            self.type,
-            found,
-            terms=want_terms,
-            revisions=want_links and (self.type.core_like or self.type.supports_feature("revisions")),
-            media=want_links or "class_list" in shown,
-            uris=wants_field(request, "link") or "permalink_template" in shown,
-        )
-        if "_embed" in request.query and (authors := [item.author for item in found if item.author]):
-            self._preload_authors(conn, request, found, authors)
-        if "permalink_template" in shown or "generated_slug" in shown:
-            related.generated = item_service.generated_slugs(conn, context_of(request), self.type, found)
-        scope = scope_of(request)
-        for media in related.media.values():
-            scope.remember(media)
-        return related
-
-    def _preload_authors(self, conn: Any, request: RestRequest, found: list[Item], author_ids: list[int]) -> None:
-        """Load the authors of a page in one query for ``_embed``: the embedded user requests
-        share this request's loaded records, where the users controller looks for them (and for
-        whether they have published content, which an author of a published item here has)."""
-        scope = scope_of(request)
-        missing = [i for i in dict.fromkeys(author_ids) if i not in scope.users]
-        if not missing:
-            return
-        loaded = user_store.get_users(conn, missing)
-        for author_id in missing:
-            scope.users[author_id] = loaded.get(author_id)
-        if self.type.name in author_types(self.registry):
-            for item in found:
-                if item.status == "publish" and item.author in loaded:
-                    scope.published[item.author] = True
 
     def get_item(self, request: RestRequest) -> RestResponse:
         item = self.item_of(request)
         response = RestResponse({} if request.method == "HEAD" else None)
         ctx = context_of(request)
         with self.site.read() as conn:
-            related = self.related(conn, request, [item]) if request.method != "HEAD" else Related()
+            related = self.representation.related(conn, request, [item]) if request.method != "HEAD" else Related()
             if request.method != "HEAD":
-                response.data = self.prepare(request, item, related, password=request.get_param("password"))
+                response.data = self.representation.prepare(request, item, related, password=request.get_param("password"))
             elif self.type.hierarchical and item.parent:
                 related.uris = item_service.page_uris(conn, [item])
         if self.type.viewable:
@@ -772,7 +321,7 @@ class ContentController:
         """The reference's prepare_item_for_database: the request's fields as service changes,
         with its checks in its order. Reads only: nothing is written before every check passed."""
         params = request.params
-        props = self.properties
+        props = self.schema.properties
         ctx = context_of(request)
         changes = ItemChanges(unique_draft_slug=True)
         for name in ("title", "content", "excerpt"):
@@ -850,7 +399,7 @@ class ContentController:
                 changes.sticky = False
         if "meta" in props and isinstance(params.get("meta"), dict):
             changes.meta = dict(params["meta"])
-        for taxonomy in self.taxonomies:
+        for taxonomy in self.schema.taxonomies:
             value = params.get(taxonomy.rest_base)
             if value is not None:
                 changes.terms[taxonomy.name] = [i for i in item_service.int_list(value) if i > 0]
@@ -865,7 +414,7 @@ class ContentController:
         scope_of(request).remember(item)
         request.set_param("context", "edit")
         with self.site.read() as conn:
-            data = self.prepare(request, item, self.related(conn, request, [item]))
+            data = self.representation.prepare(request, item, self.representation.related(conn, request, [item]))
         location = request.url_for(f"{self.route_name}.item", id=item.id)
         return RestResponse(data, 201, {"Location": location})
 
@@ -877,7 +426,7 @@ class ContentController:
         scope_of(request).remember(updated)
         request.set_param("context", "edit")
         with self.site.read() as conn:
-            data = self.prepare(request, updated, self.related(conn, request, [updated]))
+            data = self.representation.prepare(request, updated, self.representation.related(conn, request, [updated]))
         return RestResponse(data)
 
     def delete_item(self, request: RestRequest) -> RestResponse:
@@ -888,7 +437,7 @@ class ContentController:
         request.set_param("context", "edit")
         if force:
             with self.site.read() as conn:
-                previous = self.prepare(request, item, self.related(conn, request, [item]), links=False)
+                previous = self.representation.prepare(request, item, self.representation.related(conn, request, [item]), links=False)
             with self.site.write() as conn:
                 item_service.delete_item(conn, ctx, item)
             scope.forget(item.id)
@@ -901,289 +450,36 @@ class ContentController:
             trashed = item_service.trash_item(conn, ctx, item)
         scope.remember(trashed)
         with self.site.read() as conn:
-            data = self.prepare(request, trashed, self.related(conn, request, [trashed]))
+            data = self.representation.prepare(request, trashed, self.representation.related(conn, request, [trashed]))
         return RestResponse(data)
-
-    # == representation ===========================================================================
-
-    def _password_open(self, request: RestRequest, item: Item, context_name: str, password: Any) -> bool:
-        """Whether the request may see a protected item's content (the reference's
-        can_access_password_content): always when the item has no password."""
-        return permissions.password_open(context_of(request), item, password, editing=context_name == "edit")
-
-    def _excerpt_length(self, request: RestRequest) -> int:
-        value = request.get_param("excerpt_length")
-        try:
-            return int(value) if value is not None else 55
-        except (TypeError, ValueError):
-            return 55
-
-    def prepare(
-        self, request: RestRequest, item: Item, related: Related, *, links: bool = True, password: Any = None
-    ) -> dict[str, Any]:
-        """The item as the request's context shows it, fields in the reference's order; only the
-        fields that context and ``_fields`` ask for are computed. ``password`` is the one a
-        single-item read was given (collections never take one)."""
-        context_name = str(request.get_param("context") or "view")
-        shown = fields_for_context(self.schema, context_name)
-        ctx = context_of(request)
-
-        def want(name: str) -> bool:
-            return name in shown and wants_field(request, name)
-
-        data: dict[str, Any] = {}
-        if want("id"):
-            data["id"] = item.id
-        if want("date"):
-            data["date"] = item_service.rest_date(item.date_local)
-        if want("date_gmt"):
-            data["date_gmt"] = item_service.rest_date(item_service.date_gmt(item, ctx.zone))
-        if want("guid"):
-            guid = {"rendered": item.guid.replace("&", "&#038;")}
-            if "raw" in self._visible("guid", context_name):
-                guid["raw"] = item.guid
-            data["guid"] = guid
-        if want("modified"):
-            data["modified"] = item_service.rest_date(item.modified_local)
-        if want("modified_gmt"):
-            data["modified_gmt"] = item_service.rest_date(item.modified_utc)
-        if want("password"):
-            data["password"] = item.password
-        if want("slug"):
-            data["slug"] = item.slug
-        if want("status"):
-            data["status"] = item.status
-        if want("type"):
-            data["type"] = item.type
-        uri = related.uris.get(item.id)
-        if want("link"):
-            data["link"] = item_service.permalink(ctx, item, uri=uri)
-        render = rendering.RenderContext(post_id=item.id, post_type=item.type)
-        if want("title"):
-            sub = self._visible("title", context_name)
-            title: dict[str, Any] = {}
-            if "raw" in sub:
-                title["raw"] = item.title
-            if "rendered" in sub and wants_field(request, "title.rendered"):
-                title["rendered"] = rendering.render_title(item.title)
-            data["title"] = title
-        password_open = self._password_open(request, item, context_name, password)
-        if want("content"):
-            sub = self._visible("content", context_name)
-            content: dict[str, Any] = {}
-            if "raw" in sub:
-                content["raw"] = item.content
-            if "rendered" in sub and wants_field(request, "content.rendered"):
-                content["rendered"] = rendering.render_content(item.content, protected=not password_open, ctx=render)
-            if "protected" in sub:
-                content["protected"] = bool(item.password)
-            if "block_version" in sub:
-                content["block_version"] = rendering.block_version(item.content)
-            data["content"] = content
-        if want("excerpt"):
-            sub = self._visible("excerpt", context_name)
-            excerpt: dict[str, Any] = {}
-            if "raw" in sub:
-                excerpt["raw"] = item.excerpt
-            if "rendered" in sub and wants_field(request, "excerpt.rendered"):
-                excerpt["rendered"] = rendering.render_excerpt(
-                    item.excerpt, item.content, length=self._excerpt_length(request), protected=not password_open, ctx=render
-                )
-            if "protected" in sub:
-                excerpt["protected"] = bool(item.password)
-            data["excerpt"] = excerpt
-        if want("author"):
-            data["author"] = item.author
-        if want("featured_media"):
-            data["featured_media"] = item.featured_media
-        if want("parent"):
-            data["parent"] = item.parent
-        if want("menu_order"):
-            data["menu_order"] = item.menu_order
-        if want("comment_status"):
-            data["comment_status"] = item.comment_status
-        if want("ping_status"):
-            data["ping_status"] = item.ping_status
-        if want("sticky"):
-            data["sticky"] = item.id in ctx.sticky_ids
-        if want("template"):
-            data["template"] = item.template
-        if want("format"):
-            data["format"] = item.format
-        if want("meta"):
-            data["meta"] = self.meta_values(item)
-        item_terms = related.terms.get(item.id, {})
-        for taxonomy in self.taxonomies:
-            if want(taxonomy.rest_base):
-                data[taxonomy.rest_base] = [term.id for term in item_terms.get(taxonomy.name, [])]
-        if want("permalink_template") or want("generated_slug"):
-            template, generated = item_service.sample_permalink(
-                ctx, item, uri=uri, generated=related.generated.get(item.id, item.slug)
-            )
-            if want("permalink_template"):
-                data["permalink_template"] = template
-            if want("generated_slug"):
-                data["generated_slug"] = generated
-        if want("class_list"):
-            data["class_list"] = self._class_list(request, item, related, context_name)
-        if self.is_blocks:
-            # The blocks controller lifts the sync status out of meta, in every context.
-            meta = data.get("meta")
-            data["wp_pattern_sync_status"] = meta.pop("wp_pattern_sync_status", "") if isinstance(meta, dict) else ""
-        if links and (wants_field(request, "_links") or wants_field(request, "_embedded")):
-            data["_links"] = self.links(request, item, related, context_name)
-        return data
-
-    def _visible(self, name: str, context_name: str) -> frozenset[str]:
-        """The sub-fields of an object field shown in a context (``title.raw`` only in edit...)."""
-        key = (name, context_name)
-        found = self._subfields.get(key)
-        if found is None:
-            props = self.properties[name].get("properties", {})
-            found = self._subfields[key] = frozenset(
-                sub for sub, prop in props.items() if context_name in prop.get("context", (context_name,))
-            )
-        return found
-
-    def meta_values(self, item: Item) -> dict[str, Any]:
-        """Every registered key: its stored value coerced to its schema, else its default."""
-        values = {name: field_.default for name, field_ in self.meta_fields.items()}
-        stored = item.meta
-        for name in stored.keys() & values.keys():
-            field_ = self.meta_fields[name]
-            try:
-                values[name] = rest_schema.sanitize_value(stored[name], field_.schema, name)
-            except RestError:
-                pass
-        return values
-
-    def _class_list(self, request: RestRequest, item: Item, related: Related, context_name: str) -> list[str]:
-        """The reference's get_post_class for the item (no theme: no sticky class)."""
-        classes = [f"post-{item.id}", item.type, f"type-{item.type}", f"status-{item.status}"]
-        if self.type.supports_feature("post-formats"):
-            classes.append(f"format-{item.format}")
-        required = bool(item.password) and not (context_name == "edit" and self.can_edit(request, item))
-        if required:
-            classes.append("post-password-required")
-        elif item.password:
-            classes.append("post-password-protected")
-        if item.featured_media and item.featured_media in related.media and not required:
-            classes.append("has-post-thumbnail")
-        classes.append("hentry")
-        if self.type.supports_feature("post-formats") and item.format != "standard":
-            classes.append(f"post_format-post-format-{item.format}")
-        item_terms = related.terms.get(item.id, {})
-        for taxonomy in self.registry.taxonomies_for_type(item.type):
-            if not taxonomy.public:
-                continue
-            for term in item_terms.get(taxonomy.name, []):
-                term_class = _html_class(term.slug) or str(term.id)
-                if term_class.isdigit() or not term_class.strip("-"):
-                    term_class = str(term.id)
-                if taxonomy.name == "post_tag":
-                    classes.append(f"tag-{term_class}")
-                else:
-                    classes.append(_html_class(f"{taxonomy.name}-{term_class}") or f"{taxonomy.name}-{term.id}")
-        return classes
-
-    def links(self, request: RestRequest, item: Item, related: Related, context_name: str) -> dict[str, list[dict[str, Any]]]:
-        """The item's ``_links`` (cms-api.md 2.3), attributes before ``href`` as the reference
-        writes them; action links in edit context."""
-        url = request.url_for
-        t = self.type
-        name = self.route_name
-        self_href = url(f"{name}.item", id=item.id)
-        links: dict[str, list[dict[str, Any]]] = {
-            "self": [{"href": self_href}],
-            "collection": [{"href": url(name)}],
-            "about": [{"href": url("cms.types.item", type=item.type)}],
-        }
-        if (t.core_like or t.supports_feature("author")) and item.author:
-            links["author"] = [{"embeddable": True, "href": url("cms.users.item", id=item.author)}]
-        if t.core_like or t.supports_feature("comments"):
-            links["replies"] = [{"embeddable": True, "href": url("cms.comments", [("post", str(item.id))])}]
-        if t.core_like or t.supports_feature("revisions"):
-            count, latest = related.revisions.get(item.id, (0, 0))
-            links["version-history"] = [{"count": count, "href": url(f"{name}.revisions", parent=item.id)}]
-            if count > 0:
-                links["predecessor-version"] = [{"id": latest, "href": url(f"{name}.revisions.item", parent=item.id, id=latest)}]
-        if t.hierarchical and item.parent:
-            links["up"] = [{"embeddable": True, "href": url(f"{name}.item", id=item.parent)}]
-        media = related.media.get(item.featured_media) if item.featured_media else None
-        if media is not None and (
-            item_service.public_status(media, related.media) == "publish" or context_of(request).can("read_post", media)
-        ):
-            # Media routes come with their own controller (not served yet): the address is the reference's.
-            links["wp:featuredmedia"] = [{"embeddable": True, "href": request.namespace_url("cms", f"/media/{media.id}")}]
-        if item.type not in ("attachment", "nav_menu_item", "revision"):
-            links["wp:attachment"] = [{"href": request.namespace_url("cms", "/media", [("parent", str(item.id))])}]
-        if self.taxonomies:
-            links["wp:term"] = [
-                {
-                    "taxonomy": taxonomy.name,
-                    "embeddable": True,
-                    "href": url(term_route(taxonomy), [("post", str(item.id))]),
-                }
-                for taxonomy in self.taxonomies
-            ]
-        if context_name == "edit":
-            for rel in self._actions(request):
-                links[f"wp:{rel}"] = [{"href": self_href}]
-        return links
-
-    def _actions(self, request: RestRequest) -> list[str]:
-        """The action relations the user has on items of this type (get_available_actions)."""
-        actions = scope_of(request).actions
-        found = actions.get(self.type.name)
-        if found is not None:
-            return found
-        ctx = context_of(request)
-        caps = self.type.caps
-        rels: list[str] = []
-        if self.type.name != "attachment" and ctx.can(caps["publish_posts"]):
-            rels.append("action-publish")
-        if ctx.can("unfiltered_html"):
-            rels.append("action-unfiltered-html")
-        if self.type.name == "post" and ctx.can(caps["edit_others_posts"]) and ctx.can(caps["publish_posts"]):
-            rels.append("action-sticky")
-        if self.type.supports_feature("author") and ctx.can(caps["edit_others_posts"]):
-            rels.append("action-assign-author")
-        for taxonomy in self.taxonomies:
-            create_cap = taxonomy.caps.edit_terms if taxonomy.hierarchical else taxonomy.caps.assign_terms
-            if ctx.can(create_cap):
-                rels.append("action-create-" + taxonomy.rest_base)
-            if ctx.can(taxonomy.caps.assign_terms):
-                rels.append("action-assign-" + taxonomy.rest_base)
-        actions[self.type.name] = rels
-        return rels
 
     # == routes ===================================================================================
 
     def routes(self) -> list[Route]:
         """``/{base}`` and ``/{base}/{id}`` (batch-enabled, as in the reference)."""
-        schema = lambda: self.schema  # noqa: E731 - the registry takes a schema factory
+        schema = lambda: self.schema.item_schema  # noqa: E731 - the registry takes a schema factory
         collection = Route(
             self.type.rest_namespace,
             f"/{self.type.rest_base}",
             [
-                Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection_args(), cache=True),
-                Endpoint(("POST",), self.create_item, self.create_permission, args=self.item_args("POST")),
+                Endpoint(("GET",), self.list_items, self.list_permission, args=self.schema.collection_args(), cache=True),
+                Endpoint(("POST",), self.create_item, self.create_permission, args=self.schema.item_args("POST")),
             ],
             name=self.route_name,
             schema=schema,
             allow_batch=True,
         )
-        get_args: dict[str, dict[str, Any]] = {"context": context_param(self.schema)}
-        if "excerpt" in self.properties:
+        get_args: dict[str, dict[str, Any]] = {"context": context_param(self.schema.item_schema)}
+        if "excerpt" in self.schema.properties:
             get_args["excerpt_length"] = {"description": "Override the default excerpt length.", "type": "integer"}
-        if "password" in self.properties:
+        if "password" in self.schema.properties:
             get_args["password"] = {"description": "The password for the post if it is password protected.", "type": "string"}
         item = Route(
             self.type.rest_namespace,
             rf"/{self.type.rest_base}/(?P<id>[\d]+)",
             [
                 Endpoint(("GET",), self.get_item, self.get_permission, args=get_args, cache=True),
-                Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.update_permission, args=self.item_args("PUT")),
+                Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.update_permission, args=self.schema.item_args("PUT")),
                 Endpoint(
                     ("DELETE",),
                     self.delete_item,
@@ -1197,15 +493,6 @@ class ContentController:
             allow_batch=True,
         )
         return [collection, item]
-
-
-_HTML_CLASS = re.compile(r"%[a-fA-F0-9][a-fA-F0-9]|[^A-Za-z0-9_-]")
-
-
-def _html_class(text: str) -> str:
-    """The reference's sanitize_html_class: percent octets and anything but letters, digits,
-    ``_`` and ``-`` removed."""
-    return _HTML_CLASS.sub("", text)
 
 
 def routes(api: Api) -> list[Route]:

@@ -96,9 +96,9 @@ class RevisionShapes:
         }
         # The parent's own definitions of these fields replace or follow the base ones.
         for name in ("title", "content", "excerpt", "guid"):
-            if name in self.parent.properties:
-                props[name] = self.parent.properties[name]
-        props["meta"] = self.parent.properties.get("meta") or {
+            if name in self.parent.schema.properties:
+                props[name] = self.parent.schema.properties[name]
+        props["meta"] = self.parent.schema.properties.get("meta") or {
             "description": "Meta fields.",
             "type": "object",
             "context": list(_READ_CONTEXTS),
@@ -180,7 +180,7 @@ class RevisionShapes:
             data["content"] = {"raw": revision.content, "rendered": rendering.render_content(revision.content, ctx=render)}
         if "excerpt" in props:
             data["excerpt"] = {"raw": revision.excerpt, "rendered": rendering.render_excerpt(revision.excerpt, "", ctx=render)}
-        data["meta"] = self.parent.meta_values(revision)
+        data["meta"] = self.parent.representation.meta_values(revision)
         if preview and context_name == "edit":
             data["preview_link"] = self.preview_link(request, revision)
         data = filter_by_context(data, self.schema, context_name)
@@ -407,7 +407,7 @@ class AutosavesController:
             rf"/{base}/(?P<id>[\d]+)/autosaves",
             [
                 Endpoint(("GET",), self.list_autosaves, self.list_permission, args={"context": context_param(self.schema)}),
-                Endpoint(("POST",), self.create_autosave, self.create_permission, args=self.parent.item_args("PUT")),
+                Endpoint(("POST",), self.create_autosave, self.create_permission, args=self.parent.schema.item_args("PUT")),
             ],
             args=parent_arg,
             name=f"{NAMESPACE}.{base}.autosaves",

@@ -275,11 +275,11 @@ def autosave(
         return previous
     sent_meta = {key: meta[key] for key in meta_keys if meta and meta.get(key) is not None}
     if previous is None:
-        title, content, excerpt = items._kses(ctx, *(sent.get(name, "") for name in REVISION_FIELDS))
+        title, content, excerpt = items.filter_markup(ctx, *(sent.get(name, "") for name in REVISION_FIELDS))
         fields = {"title": title, "content": content, "excerpt": excerpt}
         return _insert_revision(conn, ctx, current, fields, autosave=True, meta={**_revisioned_meta(ctx.registry, current), **sent_meta})
 
-    title, content, excerpt = items._kses(ctx, *(sent.get(name, getattr(previous, name)) for name in REVISION_FIELDS))
+    title, content, excerpt = items.filter_markup(ctx, *(sent.get(name, getattr(previous, name)) for name in REVISION_FIELDS))
     now = items.now_utc()
     local_now = items.to_local(now, ctx.zone)
     values = {

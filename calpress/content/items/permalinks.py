@@ -1,0 +1,215 @@
+"""The addresses of items and the slugs they are built from: ``permalink`` (the public address),
+``sample_permalink`` (the edit screen's template), and slugs made unique per type as the reference's
+wp_unique_post_slug does.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+
+from ...store.tables import posts
+from ..slugs import sanitize_title, unique_slug
+from ..types import ContentType
+from .queries import escape_like
+from .record import Context, Item
+
+SLUGLESS_STATUSES = frozenset({"draft", "pending", "auto-draft"})
+# Slugs that would shadow the reference's feed and embed endpoints.
+RESERVED_SLUGS = frozenset({"feed", "rdf", "rss", "rss2", "atom", "embed"})
+MAX_SLUG = 200
+
+
+# -- addresses ------------------------------------------------------------------------------------
+
+
+def plain_link_forced(ctx: Context, item: Item, *, sample: bool = False) -> bool:
+    """The reference's wp_force_plain_post_permalink: only viewable (published) items, private
+    items the requester may read, and samples of protected ones get pretty links."""
+    status = ctx.registry.statuses.get(item.status)
+    if status is None or item.type not in ctx.registry.types:
+        return True
+    if status.public:
+        return False
+    if status.private and ctx.can("read_post", item):
+        return False
+    return not (status.protected and sample)
+
+
+def _fill_structure(ctx: Context, item: Item, structure: str, slug: str) -> str:
+    local = item.date_local
+    values = {
+        "%year%": f"{local.year:04d}",
+        "%monthnum%": f"{local.month:02d}",
+        "%day%": f"{local.day:02d}",
+        "%hour%": f"{local.hour:02d}",
+        "%minute%": f"{local.minute:02d}",
+        "%second%": f"{local.second:02d}",
+        "%postname%": slug,
+        "%post_id%": str(item.id),
+        # Categories and authors in permalinks would need a query per item; calpress sites use
+        # the default category's slug and the author id instead.
+        "%category%": "uncategorized",
+        "%author%": str(item.author),
+    }
+    for token, value in values.items():
+        structure = structure.replace(token, value)
+    return structure
+
+
+def _trailing(url_path: str, slashed: bool) -> str:
+    return url_path.rstrip("/") + "/" if slashed else url_path.rstrip("/")
+
+
+def permalink(
+    ctx: Context, item: Item, *, uri: str | None = None, leavename: bool = False, sample: bool = False
+) -> str:
+    """The item's public address (cms-api.md 2.5): ``{home}/{slug}/`` style when published and
+    pretty permalinks are on, the ``?p=``/``?page_id=`` form otherwise. ``uri`` is the page path
+    of a hierarchical item (``page_uris``); ``leavename`` keeps the ``%postname%`` /
+    ``%pagename%`` token (permalink templates)."""
+    home = ctx.home.rstrip("/")
+    content_type = ctx.registry.types.get(item.type)
+    structure = ctx.permalink_structure
+    forced_plain = plain_link_forced(ctx, item, sample=sample)
+    if item.type == "page":
+        if (
+            not leavename
+            and not sample
+            and ctx.options.get("show_on_front") == "page"
+            and int(ctx.options.get("page_on_front") or 0) == item.id
+        ):
+            return home + "/"
+        if structure and (not forced_plain or sample):
+            path = "%pagename%" if leavename else (uri if uri is not None else item.slug)
+            return home + "/" + _trailing(path, structure.endswith("/"))
+        return f"{home}/?page_id={item.id}"
+    if item.type == "attachment":
+        return f"{home}/?attachment_id={item.id}"
+    if content_type is not None and not content_type.builtin:
+        slug = uri if (content_type.hierarchical and uri is not None) else item.slug
+        if structure and content_type.permastruct and (not forced_plain or sample):
+            path = content_type.permastruct if leavename else content_type.permastruct.replace(f"%{item.type}%", slug)
+            return home + "/" + _trailing(path, structure.endswith("/"))
+        if not forced_plain:
+            return f"{home}/?{item.type}={slug}"
+        return f"{home}/?post_type={item.type}&p={item.id}"
+    if structure and not forced_plain:
+        path = _fill_structure(ctx, item, structure, "%postname%" if leavename else item.slug)
+        return home + "/" + path.lstrip("/")
+    return f"{home}/?p={item.id}"
+
+
+def sample_permalink(ctx: Context, item: Item, *, generated: str, uri: str | None = None) -> tuple[str, str]:
+    """``permalink_template`` and ``generated_slug`` (the reference's get_sample_permalink with
+    the title as the name): the address with its name token, and the unique slug the title
+    gives (``generated``, from ``generated_slugs``)."""
+    status = "publish" if item.status in ("auto-draft", "draft", "pending", "future") else item.status
+    content_type = ctx.registry.types[item.type]
+    sample = Item(**{**item.__dict__, "status": status, "slug": generated})
+    template = permalink(ctx, sample, leavename=True, sample=True)
+    if content_type.hierarchical and uri and "/" in uri:
+        template = template.replace("%pagename%", f"{uri.rsplit('/', 1)[0]}/%pagename%")
+    if not content_type.builtin:
+        template = template.replace(f"%{item.type}%", "%pagename%")
+    return template, generated
+
+
+def generated_slugs(conn: sa.Connection, ctx: Context, content_type: ContentType, found: Sequence[Item]) -> dict[int, str]:
+    """The slug each item's title would get if it were published now (``generated_slug``),
+    for a whole page of items in one query."""
+    bases = {item.id: sanitize_title(item.title, str(item.id)) for item in found}
+    taken = taken_slugs(conn, content_type, bases.values())
+    return {
+        item.id: _unique_among(ctx, content_type, bases[item.id], item.id, item.parent, taken, item.slug) for item in found
+    }
+
+
+# -- slugs ----------------------------------------------------------------------------------------
+
+
+def _slug_is_bad(ctx: Context, content_type: ContentType, slug: str, current_slug: str) -> bool:
+    if slug in RESERVED_SLUGS:
+        return True
+    if content_type.hierarchical:
+        # Would look like a paged URL.
+        return re.fullmatch(r"(page)?\d+", slug) is not None
+    if content_type.name == "post" and slug != current_slug and slug.isdigit() and int(slug):
+        # Would look like a date archive: /2024/ or /2024/05/ under the permalink structure.
+        parts = [p for p in ctx.permalink_structure.split("/") if p]
+        if "%postname%" in parts:
+            index = parts.index("%postname%")
+            number = int(slug)
+            if index == 0:
+                return True
+            if parts[index - 1] == "%year%" and number < 13:
+                return True
+            if parts[index - 1] == "%monthnum%" and number < 32:
+                return True
+    return False
+
+
+def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[str]) -> list[tuple[int, int, str]]:
+    """(id, parent, slug) of the items whose slugs a new slug made from ``bases`` could clash
+    with: the bases themselves and their ``-N`` variants, within the type's slug namespace
+    (hierarchical types share theirs with attachments; attachments with everything)."""
+    wanted = sorted({base for base in bases if base})
+    if not wanted:
+        return []
+    matches = [posts.c.slug.in_(wanted), *[posts.c.slug.like(escape_like(base) + "-%", escape="\\") for base in wanted]]
+    conditions: list[Any] = [sa.or_(*matches)]
+    if content_type.name != "attachment":
+        types = [content_type.name, "attachment"] if content_type.hierarchical else [content_type.name]
+        conditions.append(posts.c.type.in_(types))
+    return [(row.id, row.parent, row.slug) for row in conn.execute(sa.select(posts.c.id, posts.c.parent, posts.c.slug).where(*conditions))]
+
+
+def _unique_among(
+    ctx: Context,
+    content_type: ContentType,
+    slug: str,
+    item_id: int,
+    parent: int,
+    taken: Sequence[tuple[int, int, str]],
+    current_slug: str,
+) -> str:
+    hierarchical = content_type.hierarchical and content_type.name != "attachment"
+    used = {s for (other, other_parent, s) in taken if other != item_id and (not hierarchical or other_parent == parent)}
+    return unique_slug(
+        slug,
+        lambda candidate: candidate in used or _slug_is_bad(ctx, content_type, candidate, current_slug),
+        max_length=MAX_SLUG,
+    )
+
+
+def unique_item_slug(
+    conn: sa.Connection,
+    ctx: Context,
+    content_type: ContentType,
+    slug: str,
+    *,
+    item_id: int,
+    parent: int,
+    status: str,
+    current_slug: str = "",
+) -> str:
+    """``slug`` made unique: per type (among siblings for hierarchical types, which also share
+    the namespace of attachments), ``-2``, ``-3``... appended; drafts keep theirs as given (the
+    reference's wp_unique_post_slug). One query fetches every slug the suffixes could clash with."""
+    if status in SLUGLESS_STATUSES or not slug:
+        return slug
+    taken = taken_slugs(conn, content_type, [slug])
+    return _unique_among(ctx, content_type, slug, item_id, parent, taken, current_slug)
+
+
+def lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
+    """Serialise slug choices of one type across PostgreSQL workers until the transaction ends
+    (two concurrent saves would otherwise both find ``hello`` free). SQLite's single writer
+    serialises them already."""
+    if conn.dialect.name == "postgresql":
+        key = zlib.crc32(f"calpress-slug:{content_type.name}".encode())
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})

@@ -1,0 +1,323 @@
+"""Collections of items: the filters, order and page of a listing (``ItemQuery``, the reference's
+WP_Query arguments) turned into one statement, with search terms, taxonomy conditions and stickies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from ...store.tables import posts
+from ..types import ContentType
+from .record import FORMAT_KEY, Item
+
+
+@dataclass
+class TaxFilter:
+    """One taxonomy condition of a listing: items with (``IN``), with all of (``AND``) or
+    without (``NOT IN``) these terms; ``include_children`` extends the terms to their
+    descendants."""
+
+    taxonomy: str
+    terms: list[int]
+    include_children: bool = False
+    operator: str = "IN"
+
+
+@dataclass
+class ItemQuery:
+    """The filters, order and page of a collection (the reference's WP_Query arguments).
+
+    Dates are the site's wall time; ``statuses`` must already be resolved (no ``any``);
+    ``include`` of ``[0]`` matches nothing. ``offset`` replaces the page offset; ``per_page``
+    -1 returns every match (no page, no offset). ``types``, when given, lists several types to
+    match instead of ``type`` (searches across types).
+    """
+
+    type: str
+    statuses: Sequence[str] = ("publish",)
+    page: int = 1
+    per_page: int = 10
+    offset: int | None = None
+    search: str = ""
+    search_columns: Sequence[str] = ()
+    exact_search: bool = False
+    hide_protected: bool = False
+    after: dt.datetime | None = None
+    before: dt.datetime | None = None
+    modified_after: dt.datetime | None = None
+    modified_before: dt.datetime | None = None
+    authors: Sequence[int] = ()
+    authors_exclude: Sequence[int] = ()
+    include: Sequence[int] = ()
+    exclude: Sequence[int] = ()
+    parents: Sequence[int] = ()
+    parents_exclude: Sequence[int] = ()
+    slugs: Sequence[str] = ()
+    menu_order: int | None = None
+    formats: Sequence[str] | None = None
+    tax_filters: Sequence[TaxFilter] = ()
+    tax_relation: str = "AND"
+    order: str = "desc"
+    orderby: str = "date"
+    types: Sequence[str] = ()
+
+
+@dataclass
+class ItemPage:
+    """One page of a collection and the number of items matching without paging."""
+
+    items: list[Item]
+    total: int
+
+
+SEARCH_COLUMNS = {"post_title": posts.c.title, "post_excerpt": posts.c.excerpt, "post_content": posts.c.content}
+# The reference's search stopwords (terms it ignores unless quoted).
+_STOPWORDS = frozenset(
+    "about an are as at be by com for from how in is it of on or that the this to was what when where who will with www".split()
+)
+_SEARCH_TERM = re.compile(r'".*?("|$)|((?<=[\t ",+])|^)[^\t ",+]+')
+
+
+def search_terms(text: str) -> tuple[list[str], int]:
+    """The terms a search string is split into (quoted phrases kept, one-letter words and
+    stopwords dropped; 10 or more terms search the whole string) and the raw term count."""
+    matches = [m.group(0) for m in _SEARCH_TERM.finditer(text)]
+    if not matches:
+        return [text], 0
+    kept: list[str] = []
+    for raw in matches:
+        quoted = raw.startswith('"') and raw.endswith('"') and len(raw) > 1
+        term = raw.strip('"').strip() if quoted else raw.strip('" \t\r\n')
+        if not term or (len(term) == 1 and re.fullmatch(r"[a-z\-]", term, re.I)):
+            continue
+        if not quoted and term.lower() in _STOPWORDS:
+            continue
+        kept.append(term)
+    if not kept or len(kept) > 9:
+        kept = [text]
+    return kept, len(matches)
+
+
+def escape_like(term: str) -> str:
+    """``term`` for a LIKE pattern that matches it literally (``\\`` escapes ``%`` and ``_``)."""
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _search_condition(query: ItemQuery) -> tuple[Any, Any]:
+    """The WHERE clause and the relevance ORDER BY expression of a search."""
+    terms_, count = search_terms(query.search)
+    columns = [SEARCH_COLUMNS[c] for c in query.search_columns if c in SEARCH_COLUMNS] or list(SEARCH_COLUMNS.values())
+    wildcard = "" if query.exact_search else "%"
+    clauses: list[Any] = []
+    title_matches: list[Any] = []
+    for term in terms_:
+        exclude = term.startswith("-") and len(term) > 1
+        if exclude:
+            term = term[1:]
+        pattern = f"{wildcard}{escape_like(term)}{wildcard}"
+        if exclude:
+            clauses.append(sa.and_(*[sa.not_(col.ilike(pattern, escape="\\")) for col in columns]))
+        else:
+            clauses.append(sa.or_(*[col.ilike(pattern, escape="\\") for col in columns]))
+            if wildcard:
+                title_matches.append(posts.c.title.ilike(f"%{escape_like(term)}%", escape="\\"))
+    condition = sa.and_(*clauses)
+    # Relevance (the reference's parse_search_order): whole phrase in title, all words in title,
+    # any word in title, phrase in excerpt, phrase in content, the rest.
+    if count > 1:
+        whens: list[tuple[Any, int]] = []
+        phrase = None if re.search(r"(?:\s|^)-", query.search) else f"%{escape_like(query.search)}%"
+        if phrase:
+            whens.append((posts.c.title.ilike(phrase, escape="\\"), 1))
+        if title_matches and len(title_matches) < 7:
+            whens.append((sa.and_(*title_matches), 2))
+            if len(title_matches) > 1:
+                whens.append((sa.or_(*title_matches), 3))
+        if phrase:
+            whens.append((posts.c.excerpt.ilike(phrase, escape="\\"), 4))
+            whens.append((posts.c.content.ilike(phrase, escape="\\"), 5))
+        relevance = sa.case(*whens, else_=6).asc() if whens else None
+    else:
+        relevance = sa.case((title_matches[0], 1), else_=0).desc() if title_matches else None
+    return condition, relevance
+
+
+def _term_set(filter_: TaxFilter) -> Any:
+    """A SELECT of the term ids a filter means: its terms of its taxonomy, with descendants when
+    asked (a recursive query inside the listing statement: no extra round trip)."""
+    from ...store.tables import terms as terms_table
+
+    base = sa.select(terms_table.c.id).where(
+        terms_table.c.id.in_([int(t) for t in filter_.terms]), terms_table.c.taxonomy == filter_.taxonomy
+    )
+    if not filter_.include_children:
+        return base
+    # One statement may hold several such trees: each needs a name of its own.
+    tree = base.cte(f"term_tree_{id(filter_)}", recursive=True)
+    child = terms_table.alias()
+    tree = tree.union(
+        sa.select(child.c.id).join(tree, child.c.parent == tree.c.id).where(child.c.taxonomy == filter_.taxonomy)
+    )
+    return sa.select(tree.c.id)
+
+
+def _tax_condition(filter_: TaxFilter) -> Any:
+    from ...store.tables import term_links
+
+    wanted = _term_set(filter_)
+    linked = sa.select(term_links.c.object_id).where(term_links.c.term_id.in_(wanted))
+    if filter_.operator == "NOT IN":
+        return posts.c.id.notin_(linked)
+    if filter_.operator == "AND":
+        # Every one of the (expanded) terms: as many links among them as there are terms.
+        have = (
+            sa.select(sa.func.count())
+            .select_from(term_links)
+            .where(term_links.c.object_id == posts.c.id, term_links.c.term_id.in_(wanted))
+            .scalar_subquery()
+        )
+        need = sa.select(sa.func.count()).select_from(wanted.subquery()).scalar_subquery()
+        return sa.and_(need > 0, have == need)
+    return posts.c.id.in_(linked)
+
+
+def _format_column() -> Any:
+    return sa.func.coalesce(posts.c.meta[FORMAT_KEY].as_string(), "")
+
+
+def used_formats(conn: sa.Connection) -> set[str]:
+    """The post formats some post has (in any status), i.e. those the reference would have a
+    ``post-format-*`` term for; it keeps formats as terms, created on first use."""
+    column = _format_column()
+    stmt = sa.select(column).where(posts.c.type == "post", column != "").distinct()
+    return {str(value) for (value,) in conn.execute(stmt)}
+
+
+def _conditions(query: ItemQuery) -> tuple[list[Any], Any]:
+    types = list(dict.fromkeys(query.types))
+    conditions: list[Any] = [posts.c.type.in_(types) if len(types) > 1 else posts.c.type == (types or [query.type])[0]]
+    statuses = list(dict.fromkeys(query.statuses))
+    conditions.append(posts.c.status == statuses[0] if len(statuses) == 1 else posts.c.status.in_(statuses))
+    relevance = None
+    if query.search:
+        condition, relevance = _search_condition(query)
+        conditions.append(condition)
+        if query.hide_protected:
+            # The reference hides password-protected items from anonymous searches.
+            conditions.append(posts.c.password == "")
+    if query.after is not None:
+        conditions.append(posts.c.date_local > query.after)
+    if query.before is not None:
+        conditions.append(posts.c.date_local < query.before)
+    if query.modified_after is not None:
+        conditions.append(posts.c.modified_local > query.modified_after)
+    if query.modified_before is not None:
+        conditions.append(posts.c.modified_local < query.modified_before)
+    if query.authors:
+        conditions.append(posts.c.author.in_([int(a) for a in query.authors]))
+    if query.authors_exclude:
+        excluded = [int(a) for a in query.authors_exclude]
+        conditions.append(sa.or_(posts.c.author.is_(None), posts.c.author.notin_(excluded)))
+    if query.include:
+        conditions.append(posts.c.id.in_([int(i) for i in query.include]))
+    if query.exclude:
+        conditions.append(posts.c.id.notin_([int(i) for i in query.exclude]))
+    if query.parents:
+        conditions.append(posts.c.parent.in_([int(p) for p in query.parents]))
+    if query.parents_exclude:
+        conditions.append(posts.c.parent.notin_([int(p) for p in query.parents_exclude]))
+    if query.slugs:
+        conditions.append(posts.c.slug.in_(list(query.slugs)))
+    if query.menu_order is not None:
+        conditions.append(posts.c.menu_order == int(query.menu_order))
+    tax = [_tax_condition(f) for f in query.tax_filters if f.terms]
+    if tax:
+        conditions.append(sa.or_(*tax) if query.tax_relation == "OR" else sa.and_(*tax))
+    if query.formats is not None:
+        wanted = [f for f in query.formats if f != "standard"]
+        options: list[Any] = []
+        if "standard" in query.formats:
+            options.append(_format_column() == "")
+        if wanted:
+            options.append(_format_column().in_(wanted))
+        conditions.append(sa.or_(*options) if options else sa.false())
+    return conditions, relevance
+
+
+def _ordering(conn: sa.Connection, query: ItemQuery, relevance: Any) -> list[Any]:
+    descending = query.order != "asc"
+
+    def direct(column: Any) -> Any:
+        return column.desc() if descending else column.asc()
+
+    tie = direct(posts.c.id)
+    orderby = query.orderby
+    if orderby == "relevance" and relevance is not None:
+        return [relevance, posts.c.date_local.desc(), posts.c.id.desc()]
+    if orderby == "include" and query.include:
+        key = sa.case({int(v): i for i, v in enumerate(query.include)}, value=posts.c.id, else_=len(query.include))
+        return [key.asc()]
+    if orderby == "include_slugs" and query.slugs:
+        key = sa.case({v: i for i, v in enumerate(query.slugs)}, value=posts.c.slug, else_=len(query.slugs))
+        return [key.asc(), tie]
+    if orderby == "title":
+        # The reference's MySQL collation compares titles without case.
+        title = sa.func.lower(posts.c.title)
+        return [direct(title.collate("C") if conn.dialect.name == "postgresql" else title), tie]
+    columns = {
+        "author": posts.c.author,
+        "date": posts.c.date_local,
+        "id": posts.c.id,
+        "modified": posts.c.modified_local,
+        "parent": posts.c.parent,
+        "slug": posts.c.slug,
+        "menu_order": posts.c.menu_order,
+    }
+    column = columns.get(orderby, posts.c.date_local)
+    return [tie] if column is posts.c.id else [direct(column), tie]
+
+
+def stickies_first(
+    conn: sa.Connection, content_type: ContentType, rows: list[Item], sticky_ids: list[int], exclude: Sequence[int]
+) -> list[Item]:
+    """A first page with the sticky items first, those not on the page fetched and put in front
+    (the reference's home-page behaviour, ``ignore_sticky=false``)."""
+    on_page = [item for item in rows if item.id in sticky_ids]
+    rest = [item for item in rows if item.id not in sticky_ids]
+    missing = [i for i in sticky_ids if i not in {item.id for item in on_page} and i not in exclude]
+    extra: list[Item] = []
+    if missing:
+        extra = query_items(
+            conn, ItemQuery(type=content_type.name, statuses=["publish"], include=missing, per_page=len(missing))
+        ).items
+    return [*on_page, *extra, *rest]
+
+
+def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False) -> ItemPage:
+    """One page of items and the total matching, in one statement (a window count over the
+    filtered rows); a second, counting statement runs only when the page is past the end.
+    ``count_only`` (HEAD requests) reads the total alone."""
+    conditions, relevance = _conditions(query)
+    count_stmt = sa.select(sa.func.count()).select_from(posts).where(*conditions)
+    if count_only:
+        return ItemPage([], conn.execute(count_stmt).scalar_one())
+    stmt = (
+        sa.select(posts, sa.func.count().over().label("_total"))
+        .where(*conditions)
+        .order_by(*_ordering(conn, query, relevance))
+    )
+    offset = 0
+    if query.per_page >= 0:  # -1: every match, unpaged (the reference's posts_per_page -1)
+        offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
+        stmt = stmt.limit(query.per_page).offset(max(offset, 0))
+    rows = conn.execute(stmt).all()
+    if rows:
+        return ItemPage([Item.from_row(row) for row in rows], rows[0]._total)
+    total = conn.execute(count_stmt).scalar_one() if offset > 0 else 0
+    return ItemPage([], total)

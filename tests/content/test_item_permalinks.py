@@ -1,0 +1,101 @@
+"""Item addresses and slugs (calpress/content/items/permalinks.py): unique, reserved and numeric
+slugs, permalinks, the GUID, sample permalinks, and concurrent writers choosing slugs."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import sqlalchemy as sa
+from item_support import HOME, create, ctx, in_threads, update
+
+from calpress.content import items
+from calpress.store.tables import posts
+
+# -- slugs ----------------------------------------------------------------------------------------
+
+
+def test_slugs_are_unique_per_type(site):
+    assert create(site, title="Hello").slug == "hello"
+    assert create(site, title="Hello").slug == "hello-2"
+    assert create(site, "page", title="Hello").slug == "hello"
+    assert create(site, title="Hello", slug="hello-2").slug == "hello-2-2"
+
+
+def test_reserved_and_numeric_slugs(site):
+    assert create(site, title="Feed").slug == "feed-2"
+    assert create(site, title="2024").slug == "2024-2"  # a date archive under /%postname%/
+    assert create(site, "page", title="2").slug == "2-2"  # a page number
+    assert create(site, "page", title="page3").slug == "page3-2"
+    by_year = ctx(site, permalink_structure="/%year%/%postname%/")
+    assert create(site, context=by_year, title="45").slug == "45"
+    assert create(site, context=by_year, title="12").slug == "12-2"  # would read as a month
+
+
+def test_hierarchical_slugs_are_unique_among_siblings(site):
+    one = create(site, "page", title="One")
+    two = create(site, "page", title="Two")
+    assert create(site, "page", title="About", parent=one.id).slug == "about"
+    assert create(site, "page", title="About", parent=two.id).slug == "about"
+    assert create(site, "page", title="About", parent=two.id).slug == "about-2"
+
+
+def test_drafts_keep_their_slug_unless_asked(site):
+    create(site, title="Taken")
+    assert create(site, title="x", status="draft", slug="taken").slug == "taken"
+    assert create(site, title="x", status="draft", slug="taken", unique_draft_slug=True).slug == "taken-2"
+
+
+# -- addresses ------------------------------------------------------------------------------------
+
+
+def test_permalinks(site):
+    post = create(site, title="Hello", date=(dt.datetime(2024, 5, 6, 7, 8, 9), dt.datetime(2024, 5, 6, 7, 8, 9)))
+    assert items.permalink(ctx(site), post) == f"{HOME}/hello/"
+    assert items.permalink(ctx(site, permalink_structure=""), post) == f"{HOME}/?p={post.id}"
+    dated = ctx(site, permalink_structure="/%year%/%monthnum%/%day%/%postname%/")
+    assert items.permalink(dated, post) == f"{HOME}/2024/05/06/hello/"
+    assert items.permalink(ctx(site, permalink_structure="/archives/%post_id%"), post) == f"{HOME}/archives/{post.id}"
+    draft = create(site, title="Draft", status="draft")
+    assert items.permalink(ctx(site), draft) == f"{HOME}/?p={draft.id}"
+    page = create(site, "page", title="Front")
+    assert items.permalink(ctx(site, show_on_front="page", page_on_front=page.id), page) == f"{HOME}/"
+    venue = create(site, "cal_venue", title="Hall")
+    assert items.permalink(ctx(site), venue) == f"{HOME}/venue/hall/"
+    assert items.permalink(ctx(site, permalink_structure=""), venue) == f"{HOME}/?cal_venue=hall"
+    private = create(site, title="Secret", status="private")
+    nobody = items.Context.of(site, options=site.load_options(), home=HOME)
+    assert items.permalink(nobody, private) == f"{HOME}/?p={private.id}"
+    assert items.permalink(ctx(site), private) == f"{HOME}/secret/"
+
+
+def test_guid_is_the_address_at_creation(site):
+    post = create(site, title="First name")
+    renamed = update(site, post, slug="second-name")
+    assert renamed.slug == "second-name"
+    assert renamed.guid == f"{HOME}/first-name/"
+
+
+def test_sample_permalink(site):
+    parent = create(site, "page", title="Parent")
+    child = create(site, "page", title="Child Page", status="draft", parent=parent.id)
+    untitled = create(site, title="", content="x", status="draft")
+    create(site, "page", title="Child Page", parent=parent.id)
+    with site.read() as conn:
+        uri = items.page_uris(conn, [child])[child.id]
+        generated = items.generated_slugs(conn, ctx(site), site.registry.types["page"], [child])
+        assert generated == {child.id: "child-page-2"}
+        assert items.sample_permalink(ctx(site), child, uri=uri, generated=generated[child.id]) == (
+            f"{HOME}/parent/%pagename%/", "child-page-2",
+        )
+        # No title: the id, which then reads as a date archive and gets a suffix.
+        assert items.generated_slugs(conn, ctx(site), site.registry.types["post"], [untitled]) == {untitled.id: f"{untitled.id}-2"}
+
+
+# -- concurrency ----------------------------------------------------------------------------------
+
+
+def test_concurrent_creates_get_distinct_slugs(site):
+    in_threads(6, lambda n: create(site, title="Same title"))
+    with site.read() as conn:
+        slugs = conn.execute(sa.select(posts.c.slug).where(posts.c.type == "post")).scalars().all()
+    assert sorted(slugs) == sorted(["same-title", *[f"same-title-{n}" for n in range(2, 7)]])

@@ -1,0 +1,122 @@
+"""Writing items (calpress/content/items/writes.py): dates and scheduled items, the trash,
+deletion, hierarchy loops, and concurrent writers."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import sqlalchemy as sa
+from item_support import create, ctx, in_threads, stored, update
+
+from calpress.content import items, terms
+from calpress.store import options as store_options
+from calpress.store.tables import posts
+
+# -- dates ----------------------------------------------------------------------------------------
+
+
+def test_floating_draft_and_publication(site):
+    draft = create(site, title="Draft", status="draft")
+    assert draft.date_utc is None and draft.slug == ""
+    assert items.date_gmt(draft, dt.UTC) == draft.date_local
+    published = update(site, draft, status="publish")
+    assert published.date_utc is not None
+    assert published.slug == "draft"
+    dated = create(site, title="Dated draft", status="draft", date=(dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1)))
+    assert dated.date_utc == dt.datetime(2020, 1, 1)
+    assert dated.modified_utc == dt.datetime(2020, 1, 1)
+    reset = update(site, dated, reset_date=True)
+    assert reset.date_utc is None and reset.date_local > dt.datetime(2020, 1, 1)
+
+
+def test_future_and_past_dates(site):
+    soon = items.now_utc() + dt.timedelta(hours=2)
+    scheduled = create(site, title="Soon", status="publish", date=(soon, soon))
+    assert scheduled.status == "future" and scheduled.slug == "soon"
+    past = create(site, title="Past", status="future", date=(dt.datetime(2016, 1, 1), dt.datetime(2016, 1, 1)))
+    assert past.status == "publish"
+
+
+def test_due_items_are_published_once_per_interval(site):
+    soon = items.now_utc() + dt.timedelta(hours=2)
+    scheduled = create(site, title="Soon", status="publish", date=(soon, soon))
+    assert items.publish_due_items(site) == 0
+    with site.write() as conn:
+        conn.execute(sa.update(posts).where(posts.c.id == scheduled.id).values(date_utc=items.now_utc() - dt.timedelta(seconds=5)))
+    assert items.publish_due_items(site) == 0  # checked less than a second ago
+    assert items.publish_due_items(site, force=True) == 1
+    assert stored(site, scheduled.id).status == "publish"
+    assert items.publish_due_items(site, force=True) == 0
+
+
+# -- the trash and deletion -----------------------------------------------------------------------
+
+
+def test_trash_and_restore(site):
+    post = create(site, title="Binned")
+    trashed = stored(site, post.id)
+    with site.write() as conn:
+        trashed = items.trash_item(conn, ctx(site), trashed)
+    assert trashed.status == "trash" and trashed.slug == "binned__trashed"
+    assert trashed.trashed_from == "publish"
+    usurper = create(site, title="Binned")
+    assert usurper.slug == "binned"
+    restored = update(site, trashed, status="draft")
+    assert restored.slug == "binned" and restored.trashed_from is None  # drafts keep theirs as is
+    published = update(site, restored, status="publish")
+    assert published.slug == "binned-2"
+
+
+def test_delete_reparents_children_and_cleans_up(site):
+    context = ctx(site)
+    with site.write() as conn:
+        category = terms.create_term(conn, site.registry.taxonomies["category"], "News").id
+    top = create(site, "page", title="Top")
+    middle = create(site, "page", title="Middle", parent=top.id)
+    leaf = create(site, "page", title="Leaf", parent=middle.id)
+    post = create(site, title="Counted", terms={"category": [category]}, sticky=True)
+    now = dt.datetime(2026, 1, 1)
+    with site.write() as conn:
+        revision = conn.execute(
+            sa.insert(posts).values(type="revision", status="inherit", parent=post.id, date_local=now, date_utc=now,
+                                    modified_local=now, modified_utc=now).returning(posts.c.id)
+        ).scalar_one()
+        attachment = conn.execute(
+            sa.insert(posts).values(type="attachment", status="inherit", parent=middle.id, date_local=now, date_utc=now,
+                                    modified_local=now, modified_utc=now).returning(posts.c.id)
+        ).scalar_one()
+        assert terms.get_term(conn, category).count == 1
+    with site.write() as conn:
+        items.delete_item(conn, context, stored(site, middle.id))
+        items.delete_item(conn, ctx(site), stored(site, post.id))
+    assert stored(site, leaf.id).parent == top.id
+    assert stored(site, attachment).parent == top.id
+    assert stored(site, revision) is None
+    with site.read() as conn:
+        assert terms.get_term(conn, category).count == 0
+        assert store_options.get_option(conn, "sticky_posts") == []
+
+
+# -- hierarchy ------------------------------------------------------------------------------------
+
+
+def test_cycles_are_refused_by_dropping_the_parent(site):
+    a = create(site, "page", title="A")
+    b = create(site, "page", title="B", parent=a.id)
+    assert update(site, stored(site, a.id), parent=b.id).parent == 0
+    assert update(site, stored(site, a.id), parent=a.id).parent == 0
+
+
+# -- concurrency ----------------------------------------------------------------------------------
+
+
+def test_concurrent_sticky_and_meta_updates_are_not_lost(site):
+    made = [create(site, title=f"S{n}") for n in range(6)]
+    in_threads(6, lambda n: update(site, made[n], sticky=True))
+    with site.read() as conn:
+        assert sorted(store_options.get_option(conn, "sticky_posts")) == sorted(p.id for p in made)
+    target = made[0]
+    keys = ["_VenueCity", "_VenueZip", "_VenuePhone", "_VenueState"]
+    in_threads(len(keys), lambda n: update(site, target, meta={keys[n]: f"v{n}"}))
+    meta = stored(site, target.id).meta
+    assert {key: meta.get(key) for key in keys} == {key: f"v{n}" for n, key in enumerate(keys)}

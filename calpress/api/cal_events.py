@@ -4,6 +4,9 @@ Routes, argument schemas and permission checks live here; the data work is in
 :mod:`calpress.calendar.events` and the representations in :mod:`calpress.calendar.represent`.
 As in the reference, argument validation (400) runs before the permission check (401/403), and
 handler errors carry the reference's codes. POST, PUT and PATCH on an item are one update.
+Remote images are downloaded through the site's guarded client before the write transaction
+opens: the ``image`` argument's check fetches the item's own, the handler those of inline venues
+and organizers, and the write stores what was fetched (the request scope keeps it by URL).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..content import items as item_service
 from ..content import permissions
 from ..content import terms as term_store
 from ..content.items import Context, Item
+from ..media import attachments
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
@@ -193,16 +197,16 @@ def _status_filter(content_type: str) -> Callable[[Any, RestRequest, str], bool]
 
 
 def _image(value: Any, request: RestRequest, name: str) -> bool:
+    """An ``image``: "", an image attachment id, or a URL (of a stored image, or for users who may
+    upload files an image to download: fetched here, before any transaction, once per request)."""
     if value == "" or value is None:
         return True
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)  # checked as an id here; the declared string type then refuses it (rest_invalid_type)
     if not isinstance(value, str):
         return False
-    from ..media import attachments
-
-    with _site(request).read() as conn:
-        return attachments.check_image_value(conn, _ctx(request), value, request.user)
+    scope = scope_of(request)
+    return attachments.check_image(scope.site, _ctx(request), value, request.user, scope.images)
 
 
 def _linked_value(content_type: str, many: bool) -> Callable[[Any, RestRequest, str], bool]:
@@ -339,8 +343,6 @@ def _images(conn: Any, ctx: Context, found: list[Item]) -> dict[int, Any]:
     ids = {item.featured_media for item in found if item.featured_media}
     if not ids:
         return {}
-    from ..media import attachments
-
     return attachments.image_objects(conn, ctx.home, ids)
 
 
@@ -611,9 +613,7 @@ def _resolve_linked(
             data = _linked_input(request, ctx, content_type, entry)
             image = entry.get("image")
             if isinstance(image, str) and image:
-                from ..media import attachments
-
-                data.image = attachments.resolve_image(conn, ctx, image, request.user)
+                data.image = attachments.resolve_image(conn, ctx, image, request.user, downloads=scope_of(request).images)
             data.status = "publish" if ctx.can(_caps(request, content_type)["publish_posts"]) else "pending"
             try:
                 item, _ = cal.save_linked(conn, ctx, content_type, data)
@@ -660,9 +660,7 @@ def _event_input(request: RestRequest, conn: Any, ctx: Context, existing: Item |
         if image == "":
             data.image = 0
         else:
-            from ..media import attachments
-
-            data.image = attachments.resolve_image(conn, ctx, str(image), request.user)
+            data.image = attachments.resolve_image(conn, ctx, str(image), request.user, downloads=scope_of(request).images)
     if "categories" in params:
         data.categories = _term_ids(conn, ctx, cal.CATEGORY_TAXONOMY, params["categories"])
     if "tags" in params:
@@ -674,8 +672,22 @@ def _event_input(request: RestRequest, conn: Any, ctx: Context, existing: Item |
     return data
 
 
+def _download_inline_images(request: RestRequest) -> None:
+    """Download the remote images of inline venues and organizers before the write transaction
+    opens (the event's own ``image`` was fetched while it was checked); each URL once per request."""
+    scope = scope_of(request)
+    for name, many in (("venue", False), ("organizer", True)):
+        value = request.params.get(name)
+        if value in (None, "", 0, "0", [], {}):
+            continue
+        for entry in _linked_entries(value, many):
+            if isinstance(entry, dict) and "id" not in entry and isinstance(entry.get("image"), str) and entry["image"]:
+                attachments.check_image(scope.site, _ctx(request), entry["image"], request.user, scope.images)
+
+
 def create_event(request: RestRequest) -> Any:
     ctx = _ctx(request)
+    _download_inline_images(request)
     with _site(request).write() as conn:
         data = _event_input(request, conn, ctx, None)
         item = cal.save_event(conn, ctx, data)
@@ -702,6 +714,7 @@ def update_event(request: RestRequest) -> Any:
     if isinstance(found, RestError):
         return found
     ctx = _ctx(request)
+    _download_inline_images(request)
     with _site(request).write() as conn:
         data = _event_input(request, conn, ctx, found)
         item = cal.save_event(conn, ctx, data, found)
@@ -805,9 +818,7 @@ def _linked_save_input(request: RestRequest, conn: Any, ctx: Context, content_ty
         if image == "":
             data.image = 0
         else:
-            from ..media import attachments
-
-            data.image = attachments.resolve_image(conn, ctx, str(image), request.user)
+            data.image = attachments.resolve_image(conn, ctx, str(image), request.user, downloads=scope_of(request).images)
     return data
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from ..auth import users as user_store
 from ..calendar import events as cal
+from ..calendar.fields import FLAG, URL, kind_of
 from ..calendar.represent import Builder
 from ..content import items as item_service
 from ..content import permissions
@@ -571,28 +572,21 @@ def _term_ids(conn: Any, ctx: Context, taxonomy: str, value: Any) -> list[int]:
     return ids
 
 
-_LINKED_FIELDS = {
-    cal.VENUE_TYPE: ("address", "city", "country", "province", "state", "zip", "phone", "stateprovince", "website"),
-    cal.ORGANIZER_TYPE: ("phone", "website", "email"),
-}
-
-
 def _linked_input(request: RestRequest, ctx: Context, content_type: str, data: dict[str, Any]) -> cal.LinkedInput:
-    name_key = "venue" if content_type == cal.VENUE_TYPE else "organizer"
+    kind = kind_of(content_type)
     found = cal.LinkedInput(
-        title=data.get(name_key) if isinstance(data.get(name_key), str) else None,
+        title=data.get(kind.name) if isinstance(data.get(kind.name), str) else None,
         description=data.get("description") if isinstance(data.get("description"), str) else None,
         excerpt=data.get("excerpt") if isinstance(data.get("excerpt"), str) else None,
     )
-    for name in _LINKED_FIELDS[content_type]:
-        value = data.get(name)
-        if value is not None and not isinstance(value, (dict, list)):
-            found.fields[name] = str(value)
-    if content_type == cal.VENUE_TYPE:
-        if data.get("show_map") is not None:
-            found.show_map = truthy(data["show_map"])
-        if data.get("show_map_link") is not None:
-            found.show_map_link = truthy(data["show_map_link"])
+    for field in kind.arguments:
+        value = data.get(field.name)
+        if value is None:
+            continue
+        if field.kind == FLAG:
+            found.flags[field.name] = truthy(value)
+        elif not isinstance(value, (dict, list)):
+            found.fields[field.name] = str(value)
     return found
 
 
@@ -963,17 +957,11 @@ def linked_write_args(content_type: str, *, creating: bool) -> dict[str, dict[st
         "description": arg(f"The {what} description", "string", validate=_string_or_empty),
         "status": arg(f"The {what} post status", "string", validate=_post_status),
     }
-    if content_type == cal.VENUE_TYPE:
-        for name in ("show_map", "show_map_link"):
-            args[name] = arg(f"Whether events linked to the venue should show a map{' link' if name.endswith('link') else ''}",
-                             "string")
-        for name in ("address", "city", "country", "province", "state", "zip", "phone", "stateprovince"):
-            args[name] = arg(f"The venue {name}", "string", validate=_string_or_empty)
-        args["website"] = arg("The venue website URL", "string", validate=_url_or_empty)
-    else:
-        args["phone"] = arg("The organizer phone number", "string", validate=_string_or_empty)
-        args["website"] = arg("The organizer website", "string", validate=_url_or_empty)
-        args["email"] = arg("The organizer e-mail address", "string", validate=_string_or_empty)
+    for field in kind_of(content_type).arguments:  # the type's fields, in the reference's order
+        if field.kind == FLAG:
+            args[field.name] = arg(field.description, "string")  # any value, read as a flag
+        else:
+            args[field.name] = arg(field.description, "string", validate=_url_or_empty if field.kind == URL else _string_or_empty)
     args["image"] = arg(f"The {what} featured image ID or URL", "string", validate=_image)
     return args
 

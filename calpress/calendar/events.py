@@ -1,6 +1,6 @@
 """The calendar's data: events (an item of ``cal_events`` plus a typed ``events`` row), venues and
 organizers (items whose attributes live in ``posts.meta`` under the reference's meta keys, so
-cms/v2 shows the same records), and the links between them.
+cms/v2 shows the same records; :mod:`.fields` lists them), and the links between them.
 
 Writes go through :mod:`calpress.content.items` (one transaction, slugs, statuses, terms) and
 add the event row, the links and the meta mirror the reference keeps (``_EventStartDate``...).
@@ -31,27 +31,12 @@ from ..store.changes import read_generation
 from ..store.tables import event_links, events, posts, term_links
 from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
+from .fields import EXACT, WORDS, kind_of
 
-# Venue and organizer attributes: public name -> meta key (the reference's keys).
-VENUE_FIELDS: dict[str, str] = {
-    "address": "_VenueAddress",
-    "city": "_VenueCity",
-    "country": "_VenueCountry",
-    "province": "_VenueProvince",
-    "state": "_VenueState",
-    "zip": "_VenueZip",
-    "phone": "_VenuePhone",
-    "website": "_VenueURL",
-    "stateprovince": "_VenueStateProvince",
-}
-ORGANIZER_FIELDS: dict[str, str] = {"phone": "_OrganizerPhone", "website": "_OrganizerWebsite", "email": "_OrganizerEmail"}
-VENUE_SHOW_MAP = "_VenueShowMap"
-VENUE_SHOW_MAP_LINK = "_VenueShowMapLink"
 LINEAGE_KEY = "_cal_global_id_lineage"
 
 # The statuses an editor's "any" covers: every registered status but trash and auto-draft.
 ANY_EXCLUDED = ("trash", "auto-draft")
-_US_NAMES = frozenset({"", "us", "usa", "united states", "united states of america"})
 
 
 class CalendarError(RestError):
@@ -450,18 +435,17 @@ def linked_search_fragments(text: str) -> list[str]:
 
 
 def _linked_search(items: list[Item], content_type: str, text: str) -> list[Item]:
+    """calendar-api.md 3.2: the items with a searched field (title, content, excerpt and the
+    fields the table marks) that contains every fragment."""
     fragments = [f.lower() for f in linked_search_fragments(text)]
     if not fragments:
         return items
-    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
-    searchable = [k for k in keys if content_type == ORGANIZER_TYPE or k not in ("country", "website")]
+    searched = kind_of(content_type).searched
 
-    def fields(item: Item) -> list[str]:
-        values = [item.title, item.content, item.excerpt]
-        values += [str(item.meta.get(keys[name]) or "") for name in searchable]
-        return values
+    def values(item: Item) -> list[str]:
+        return [item.title, item.content, item.excerpt, *(str(item.meta.get(f.meta_key) or "") for f in searched)]
 
-    return [item for item in items if any(all(f in value.lower() for f in fragments) for value in fields(item))]
+    return [item for item in items if any(all(f in value.lower() for f in fragments) for value in values(item))]
 
 
 def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None = None) -> tuple[list[Item], int]:
@@ -530,51 +514,44 @@ def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None
 
 @dataclass
 class LinkedInput:
-    """A venue or organizer to create (or reuse) from an inline object or its own route."""
+    """A venue or organizer to create (or reuse) from an inline object or its own route.
+    ``fields`` are the text and URL fields given and ``flags`` the flags given, by wire name
+    (:mod:`.fields`)."""
 
     title: str | None = None
     description: str | None = None
     excerpt: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
-    show_map: bool | None = None
-    show_map_link: bool | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
     author: int | None = None
     date: tuple[dt.datetime, dt.datetime] | None = None
     status: str | None = None
     image: int | None = None  # attachment id; 0 removes
 
 
-def derived_stateprovince(fields: dict[str, str]) -> str:
-    """``stateprovince`` when none is given: the state in the US (or without a country), else the
-    province."""
-    state = fields.get("state") or ""
-    if state and (fields.get("country") or "").strip().lower() in _US_NAMES:
-        return state
-    return fields.get("province") or ""
-
-
-def _linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
-    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
-    meta: dict[str, Any] = {}
-    fields = dict(data.fields)
-    if content_type == VENUE_TYPE and not fields.get("stateprovince"):
-        # As the reference saves a venue, on create and on update alike: a missing or empty
-        # stateprovince is derived from the state or province *given with this write*, so an
-        # update that names none of the three clears it (spec/examples: "Update a venue").
-        fields["stateprovince"] = derived_stateprovince(fields)
-    for name, value in fields.items():
-        if name in keys:
-            meta[keys[name]] = value if value != "" else None
-    if content_type == VENUE_TYPE:
+def linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
+    """The meta a venue or organizer write stores: the fields given (empty ones removed), the
+    derived ones, and every flag."""
+    kind = kind_of(content_type)
+    values = dict(data.fields)
+    for derived in kind.values:
+        if derived.derive is not None and not values.get(derived.name):
+            # As the reference saves a venue, on create and on update alike: a missing or empty
+            # stateprovince is derived from the state or province *given with this write*, so an
+            # update that names none of the three clears it (spec/examples: "Update a venue").
+            values[derived.name] = derived.derive(values)
+    keys = {f.name: f.meta_key for f in kind.values}
+    meta: dict[str, Any] = {keys[name]: value if value != "" else None for name, value in values.items() if name in keys}
+    for flag in kind.flags:
         # The flags are stored on every save, as the reference does: true unless given falsy.
-        meta[VENUE_SHOW_MAP] = True if data.show_map is None else data.show_map
-        meta[VENUE_SHOW_MAP_LINK] = True if data.show_map_link is None else data.show_map_link
+        meta[flag.meta_key] = data.flags.get(flag.name, True)
     return meta
 
 
 def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) -> int | None:
     """An existing venue/organizer equal, case-insensitively, in every non-empty field given
-    (calendar-api.md 4.8, 4.9); the address matches when it contains every word given."""
+    among the type's duplicate fields (calendar-api.md 4.8, 4.9); an address matches when it
+    contains every word given."""
     if not data.title:
         return None
     rows = conn.execute(
@@ -582,7 +559,7 @@ def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) ->
         .where(posts.c.type == content_type, posts.c.status != "trash", sa.func.lower(posts.c.title) == data.title.lower())
         .order_by(posts.c.id)
     ).all()
-    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
+    compared = kind_of(content_type).duplicates
     for row in rows:
         item = Item.from_row(row)
         same = True
@@ -590,15 +567,14 @@ def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) ->
             if given and given.strip().lower() != (stored or "").strip().lower():
                 same = False
         for name, value in data.fields.items():
-            if not value or name not in keys:
+            rule = compared.get(name)
+            if not value or rule is None:
                 continue
-            stored = str(item.meta.get(keys[name]) or "").lower()
-            if name == "address":
+            stored = str(item.meta.get(rule.meta_key) or "").lower()
+            if rule.duplicate == WORDS:
                 if not all(word in stored for word in value.lower().split()):
                     same = False
-            elif content_type == VENUE_TYPE and name in ("country", "website"):
-                continue  # not among the venue's duplicate fields; an organizer's website is
-            elif stored != value.lower():
+            elif rule.duplicate == EXACT and stored != value.lower():
                 same = False
         if same:
             return item.id
@@ -624,7 +600,7 @@ def save_linked(
         author=data.author,
         date=data.date,
         featured_media=data.image,
-        meta=_linked_meta(content_type, data),
+        meta=linked_meta(content_type, data),
     )
     if before is None:
         return item_service.create_item(conn, ctx, ctx.registry.types[content_type], changes), True

@@ -20,8 +20,10 @@ from urllib.parse import urlsplit
 
 from ..auth import users as user_store
 from ..calendar import events as cal
+from ..calendar import listing
 from ..calendar.fields import FLAG, URL, kind_of
 from ..calendar.represent import Builder
+from ..calendar.values import as_list, truthy
 from ..content import items as item_service
 from ..content import permissions
 from ..content import terms as term_store
@@ -35,36 +37,11 @@ from .base import Api
 from .scope import UNSET, context_of, scope_of
 
 NAMESPACE = "cal"  # the key of cal/events/v1 in the namespace table
-_TRUE = frozenset({"1", "true", "yes", "on"})
 _BOOLISH = frozenset({"1", "0", "true", "false", "yes", "no", "on", "off", ""})
 _INT = re.compile(r"\d+")
 
 
 # -- argument helpers -----------------------------------------------------------------------------
-
-
-def truthy(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return value != 0
-    return str(value).strip().lower() in _TRUE
-
-
-def as_list(value: Any) -> list[Any]:
-    """A CSV string or a list (PHP-style keyed arrays too) as a list of stripped items."""
-    if value is None:
-        return []
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        out: list[Any] = []
-        for entry in value:
-            out.extend(as_list(entry) if isinstance(entry, str) and "," in entry else [entry])
-        return [e.strip() if isinstance(e, str) else e for e in out if not (isinstance(e, str) and not e.strip())]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [value]
-    return [part.strip() for part in str(value).split(",") if part.strip()]
 
 
 def _positive_int(value: Any, request: RestRequest, name: str) -> bool:
@@ -155,11 +132,8 @@ def _existing_one(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
 
 def _terms_exist(taxonomy: str) -> Callable[[Any, RestRequest, str], bool]:
     def check(value: Any, request: RestRequest, name: str) -> bool:
-        entries = as_list(value)
-        if not entries:
-            return False
         with _site(request).read() as conn:
-            return all(term_store.find_term(conn, taxonomy, entry) is not None for entry in entries)
+            return listing.terms_exist(conn, taxonomy, value)
 
     return check
 
@@ -187,12 +161,7 @@ def _ticketed(value: Any, request: RestRequest, name: str) -> Any:
 
 def _status_filter(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
     def check(value: Any, request: RestRequest, name: str) -> bool:
-        entries = [str(e) for e in as_list(value)]
-        if not entries:
-            return False
-        if not _can_edit_type(request, content_type):
-            return entries == ["publish"]
-        return all(entry in _ctx(request).registry.statuses or entry == "any" for entry in entries)
+        return listing.status_allowed(_ctx(request), content_type, value)
 
     return check
 
@@ -333,52 +302,24 @@ def _target(request: RestRequest, content_type: str) -> Item | None:
 # -- shared listing pieces ------------------------------------------------------------------------
 
 
-def _per_page(request: RestRequest, ctx: Context) -> int:
-    raw = request.get_param("per_page")
-    wanted = int(raw) if raw is not None else int(ctx.options.get("posts_per_page") or 10)
-    cap = int(ctx.options.get("events_max_per_page") or 50)
-    return max(1, min(wanted, cap))
-
-
-def _images(conn: Any, ctx: Context, found: list[Item]) -> dict[int, Any]:
-    ids = {item.featured_media for item in found if item.featured_media}
-    if not ids:
-        return {}
-    return attachments.image_objects(conn, ctx.home, ids)
-
-
-def _builder(request: RestRequest, conn: Any, loaded: cal.Loaded, *, single: bool = False) -> Builder:
+def _builder(request: RestRequest, loaded: cal.Loaded, *, single: bool = False) -> Builder:
     ctx = _ctx(request)
-    everything = [*loaded.items, *loaded.linked.values()]
     return Builder(
         ctx=ctx,
         url=request.url_for,
         loaded=loaded,
-        images=_images(conn, ctx, everything),
         single=single,
         password=request.get_param("password"),
         can_edit=(lambda item: ctx.can("edit_post", item)) if request.get_param("context") == "edit" else None,
     )
 
 
-def _statuses(request: RestRequest, content_type: str) -> tuple[list[str] | None, str]:
-    """The status filter and its echo in ``rest_url``: given, or ``any`` for users who may edit
-    the type, ``publish`` for the others."""
-    given = request.get_param("status")
-    if given is not None:
-        entries = [str(e) for e in as_list(given)]
-        if "any" in entries:
-            return None, ",".join(entries)
-        return entries, ",".join(entries)
-    if _can_edit_type(request, content_type):
-        return None, "any"
-    return ["publish"], "publish"
-
-
 def _envelope(
-    request: RestRequest, key: str, items: list[dict[str, Any]], total: int, page: int, per_page: int, echo: list[tuple[str, str]]
+    request: RestRequest, key: str, items: list[dict[str, Any]], total: int, page: int, per_page: int, applied: Any
 ) -> RestResponse:
+    """An archive answer: ``rest_url`` echoes the filters as the listing applied them."""
     route = f"{NAMESPACE}.{key}"
+    echo = list(applied)
     total_pages = math.ceil(total / per_page) if total else 0
     data: dict[str, Any] = {key: items, "rest_url": request.url_for(route, echo, slash=True)}
     without_page = [(k, v) for k, v in echo if k != "page"]
@@ -395,89 +336,15 @@ def _envelope(
 # -- events: reading ------------------------------------------------------------------------------
 
 
-def _day_bound(ctx: Context, value: Any, *, end: bool, strict: bool) -> dt.datetime:
-    zone, _ = cal.site_timezone(ctx.options)
-    moment = cal.parse_moment(value, zone)
-    assert moment is not None  # validated
-    wall = moment.replace(tzinfo=None, microsecond=0)
-    if strict:
-        return wall
-    if end:
-        return wall.replace(hour=23, minute=59, second=59)
-    return wall.replace(hour=0, minute=0, second=0)
-
-
 def list_events(request: RestRequest) -> Any:
-    ctx = _ctx(request)
-    site = _site(request)
-    item_service.publish_due_items(site)
-    page = int(request.get_param("page") or 1)
-    per_page = _per_page(request, ctx)
-    strict = truthy(request.get_param("strict_dates") or "false")
-    statuses, status_echo = _statuses(request, cal.EVENT_TYPE)
-    query = cal.EventQuery(statuses=statuses, page=page, per_page=per_page)
-    echo: list[tuple[str, str]] = [("page", str(page)), ("per_page", str(per_page))]
-    include = request.get_param("include")
-    ranged = {name: request.get_param(name) for name in ("starts_before", "starts_after", "ends_before", "ends_after")}
-    zone, _ = cal.site_timezone(ctx.options)
-    now = dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
-    if include is None:
-        start_raw, end_raw = request.get_param("start_date"), request.get_param("end_date")
-        defaults = not any(v is not None for v in ranged.values())
-        if start_raw is not None:
-            query.start = _day_bound(ctx, start_raw, end=False, strict=strict)
-        elif defaults:
-            query.start = (now - dt.timedelta(days=1)).replace(hour=0, minute=0, second=0)
-        if end_raw is not None:
-            query.end = _day_bound(ctx, end_raw, end=True, strict=strict)
-        elif defaults:
-            two_years = now.replace(year=now.year + 2) if not (now.month == 2 and now.day == 29) else now + dt.timedelta(days=730)
-            query.end = two_years.replace(hour=23, minute=59, second=59)
-        if query.start is not None:
-            echo.append(("start_date", cal.db_datetime(query.start)))
-        if query.end is not None:
-            echo.append(("end_date", cal.db_datetime(query.end)))
-    echo.append(("status", status_echo))
-    search = request.get_param("search")
-    if search:
-        query.search = str(search)
-        echo.append(("search", str(search)))
-    with site.read() as conn:
-        for name, taxonomy in (("categories", "cal_events_cat"), ("tags", "post_tag")):
-            given = request.get_param(name)
-            if given is not None:
-                found = [term_store.find_term(conn, taxonomy, entry) for entry in as_list(given)]
-                setattr(query, name, [t.id for t in found if t is not None])
-                echo.append((name, ",".join(str(e) for e in as_list(given))))
-        if include is not None:
-            query.include = [int(i) for i in as_list(include)]
-            echo.append(("include", ",".join(str(i) for i in query.include)))
-        parent = request.get_param("post_parent")
-        if parent is not None:
-            query.parent = int(parent)
-            echo.append(("post_parent", str(parent)))
-        if include is None:
-            for name, value in ranged.items():
-                if value is not None:
-                    setattr(query, name, _day_bound(ctx, value, end=True, strict=strict))
-                    echo.append((name, cal.db_datetime(getattr(query, name))))
-        for name, attribute in (("venue", "venues"), ("organizer", "organizers")):
-            given = request.get_param(name)
-            if given is not None:
-                setattr(query, attribute, [int(i) for i in as_list(given)])
-                echo.append((name, ",".join(str(i) for i in getattr(query, attribute))))
-        featured = request.get_param("featured")
-        if featured is not None:
-            query.featured = truthy(featured)
-            echo.append(("featured", "1" if query.featured else "0"))
-        found, rows, total = cal.query_events(conn, query, scope_of(request).generation)
-        if not found and page > 1:
-            return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
-        loaded = cal.load_items(conn, found, with_event_rows=False)
-        loaded.event_rows = rows
-        builder = _builder(request, conn, loaded)
-        shown = [builder.event(item) for item in found]
-    return _envelope(request, "events", shown, total, page, per_page, echo)
+    scope = scope_of(request)
+    page = listing.list_events(scope.site, _ctx(request), request.params, generation=scope.generation)
+    query = page.query
+    if not page.items and query.page > 1:
+        return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
+    builder = _builder(request, page.loaded)
+    shown = [builder.event(item) for item in page.items]
+    return _envelope(request, "events", shown, page.total, query.page, query.per_page, query.applied)
 
 
 def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
@@ -502,8 +369,8 @@ def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
 
 def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
     with _site(request).read() as conn:
-        loaded = cal.load_items(conn, [item])
-        return _builder(request, conn, loaded, single=single).event(item)
+        loaded = cal.load_items(conn, _ctx(request), [item])
+    return _builder(request, loaded, single=single).event(item)
 
 
 def get_event(request: RestRequest) -> Any:
@@ -738,35 +605,14 @@ def _linked_list(content_type: str) -> Callable[[RestRequest], Any]:
     key = f"{what}s"
 
     def handler(request: RestRequest) -> Any:
-        ctx = _ctx(request)
-        page = int(request.get_param("page") or 1)
-        per_page = _per_page(request, ctx)
-        statuses, status_echo = _statuses(request, content_type)
-        query = cal.LinkedQuery(content_type=content_type, statuses=statuses, page=page, per_page=per_page)
-        # rest_url echoes the arguments in the reference's order, has_events as it was sent.
-        echo = [("page", str(page)), ("per_page", str(per_page))]
-        if request.get_param("search"):
-            query.search = str(request.get_param("search"))
-        if request.get_param("event") is not None:
-            query.event = int(request.get_param("event"))
-            echo.append(("event", str(query.event)))
-        has_events = request.get_param("has_events")
-        if has_events is not None:
-            query.has_events = truthy(has_events)
-            echo.append(("has_events", has_events if isinstance(has_events, str) else "1" if query.has_events else "0"))
-        echo.append(("status", status_echo))
-        if truthy(request.get_param("only_with_upcoming") or False):
-            query.only_with_upcoming = True
-            query.upcoming_statuses = None if _can_edit_type(request, cal.EVENT_TYPE) else ["publish"]
-            zone, _ = cal.site_timezone(ctx.options)
-            query.now_local = dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
-        with _site(request).read() as conn:
-            found, total = cal.query_linked(conn, query, scope_of(request).generation)
-            if not found and page > 1:
-                return RestError(f"{what}-archive-page-not-found", f"The requested {what} archive page does not exist", status=404)
-            builder = _builder(request, conn, cal.Loaded(items=found))
-            shown = [builder.venue(i) if what == "venue" else builder.organizer(i) for i in found]
-        return _envelope(request, key, shown, total, page, per_page, echo)
+        scope = scope_of(request)
+        page = listing.list_linked(scope.site, _ctx(request), content_type, request.params, generation=scope.generation)
+        query = page.query
+        if not page.items and query.page > 1:
+            return RestError(f"{what}-archive-page-not-found", f"The requested {what} archive page does not exist", status=404)
+        builder = _builder(request, page.loaded)
+        shown = [builder.venue(i) if what == "venue" else builder.organizer(i) for i in page.items]
+        return _envelope(request, key, shown, page.total, query.page, query.per_page, query.applied)
 
     return handler
 
@@ -778,8 +624,8 @@ def _linked_target(request: RestRequest, content_type: str) -> Item | None:
 
 def _show_linked(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
     with _site(request).read() as conn:
-        builder = _builder(request, conn, cal.Loaded(items=[item]), single=single)
-        return builder.venue(item) if item.type == cal.VENUE_TYPE else builder.organizer(item)
+        builder = _builder(request, cal.load_items(conn, _ctx(request), [item]), single=single)
+    return builder.venue(item) if item.type == cal.VENUE_TYPE else builder.organizer(item)
 
 
 def _linked_get(content_type: str) -> Callable[[RestRequest], Any]:

@@ -67,13 +67,12 @@ def obfuscated_email(email: str) -> str:
 @dataclass
 class Builder:
     """Builds representations for one request: the site context, ``url`` (builds the URL of a
-    named REST route: ``url("cal.events.item", id=5)``), and the images of the page (attachment
-    id -> image object or False)."""
+    named REST route: ``url("cal.events.item", id=5)``), and what :func:`events.load_items`
+    loaded (the images of the page included)."""
 
     ctx: Context
     url: RouteUrl
     loaded: cal.Loaded
-    images: dict[int, Any]
     single: bool = False
     password: str | None = None
     can_edit: Callable[[Item], bool] | None = None
@@ -101,7 +100,7 @@ class Builder:
 
     def image(self, item: Item) -> Any:
         media_id = item.featured_media
-        return self.images.get(media_id, False) if media_id else False
+        return self.loaded.images.get(media_id, False) if media_id else False
 
     # -- venue and organizer -------------------------------------------------------------------
 

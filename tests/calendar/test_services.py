@@ -1,17 +1,22 @@
 """The calendar's domain services without HTTP: the listing service (loose filters to a typed
-query and a loaded page). The REST handlers are thin over it; HTML views, feeds and importers
+query and a loaded page), the input service (loose data to a typed input) and the field table of
+venues and organizers. The REST handlers are thin over these; HTML views, feeds and importers
 call the same functions."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from cal_support import make_event, make_organizer, make_venue
+import pytest
+from cal_support import EVENTS, make_event, make_organizer, make_venue
 from content_support import context
 
+from calpress.calendar import input as event_input
 from calpress.calendar import listing
-from calpress.calendar.fields import VENUE
+from calpress.calendar.events import save_event
+from calpress.calendar.fields import ORGANIZER, VENUE
 from calpress.content.items import Context
+from calpress.rest.errors import RestError
 
 NOW = dt.datetime(2026, 3, 15, 14, 30, 5)
 
@@ -86,3 +91,81 @@ def test_linked_listing_rules(app, client, admin, accounts):
     assert not listing.status_allowed(anonymous(app), VENUE.content_type, "draft")
     assert listing.status_allowed(anonymous(app), VENUE.content_type, ["publish"])
     assert listing.status_allowed(context(app, accounts["editor"].id), VENUE.content_type, "draft,any")
+
+
+# -- input ----------------------------------------------------------------------------------------
+
+
+def test_status_scaling_and_the_post_date(app, accounts):
+    contributor, author = context(app, accounts["contributor"].id), context(app, accounts["author"].id)
+    assert event_input.scaled_status(contributor, None, None) == "draft"
+    assert event_input.scaled_status(contributor, "publish", None) == "pending"
+    assert event_input.scaled_status(contributor, "private", None) == "private"
+    assert event_input.scaled_status(author, None, None) == "publish"
+    assert event_input.post_date(author, {"date_utc": "2021-05-05 05:05:05"}, None)[1] == dt.datetime(2021, 5, 5, 5, 5, 5)
+    assert event_input.post_date(author, {"date": "2021-05-05 05:05:05"}, "Europe/Rome")[1] == dt.datetime(2021, 5, 5, 3, 5, 5)
+    assert event_input.post_date(author, {}, None) is None
+
+
+def test_an_event_input_resolves_terms_and_inline_records(app, accounts):
+    ctx = context(app, accounts["editor"].id)
+    data = {
+        "title": "Gig", "start_date": "2030-01-01 20:00", "end_date": "2030-01-01 23:00", "cost": ["0$", "20$"],
+        "categories": "Music, music,Live", "tags": "", "featured": "yes",
+        "venue": {"venue": "Cellar", "city": "Rome", "country": "Italy", "province": "RM", "show_map": "0"},
+        "organizer": [{"organizer": "Crew", "email": "crew@example.org"}, {"organizer": "Crew", "email": "CREW@example.org"}],
+    }
+    with app.site.write() as conn:
+        found = event_input.event_input(conn, ctx, data)
+        again = event_input.event_input(conn, ctx, data)
+        item = save_event(conn, ctx, found)
+    assert found.status == "publish" and found.featured is True and found.cost == ["0$", "20$"]
+    assert len(found.categories) == 2 and found.tags == [] and found.categories == again.categories
+    # the same venue and organizer again: reused (4.8, 4.9), one organizer for the two equal entries
+    assert found.venues == again.venues and len(found.venues) == 1 and len(found.organizers) == 1
+    with app.site.read() as conn:
+        from calpress.calendar.events import load_items
+
+        loaded = load_items(conn, ctx, [item])
+    venue = loaded.linked[found.venues[0]]
+    assert venue.meta[VENUE.flags[0].meta_key] is False and venue.meta["_VenueStateProvince"] == "RM"
+
+
+def test_the_input_service_does_not_download(app, accounts):
+    ctx = context(app, accounts["editor"].id)
+    remote = "http://images.example.org/photo.png"
+    data = {"title": "T", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00", "image": remote,
+            "venue": {"venue": "V", "image": remote}, "organizer": "0"}
+    assert event_input.image_values(data) == [remote]
+    with app.site.write() as conn, pytest.raises(RestError) as refused:
+        event_input.event_input(conn, ctx, data, images={})
+    assert refused.value.data["params"] == {"image": "Invalid parameter."}
+
+
+def test_linked_values_as_the_validator_reads_them():
+    ids = event_input.linked_value_ids
+    assert ids(VENUE.content_type, "", many=False) == set()
+    assert ids(VENUE.content_type, "3", many=False) == {3}
+    assert ids(VENUE.content_type, "3,4", many=False) is None  # one venue only
+    assert ids(ORGANIZER.content_type, {"0": "3", "1": {"organizer": "New"}, "2": {"id": 9}}, many=True) == {3}
+    assert ids(ORGANIZER.content_type, [{"email": "nameless@example.org"}], many=True) is None
+
+
+# -- fields ---------------------------------------------------------------------------------------
+
+
+def test_one_table_gives_the_meta_the_arguments_and_the_doc(app, client):
+    registered = [key for key in app.site.registry.registered_meta(app.site.registry.types[VENUE.content_type])
+                  if key.startswith(("_Venue", "_Organizer"))]
+    assert registered == [f.meta_key for kind in (ORGANIZER, VENUE) for f in kind.meta]
+    assert registered[:3] == ["_OrganizerEmail", "_OrganizerPhone", "_OrganizerWebsite"]  # the reference's order
+    doc = client.get("/cal/events/v1/doc").json
+    for kind in (VENUE, ORGANIZER):
+        properties = doc["components"]["schemas"][kind.name.title()]["properties"]
+        assert list(properties)[-len(kind.documented):] == [f.name for f in kind.documented]
+        create = doc["paths"][f"/{kind.name}s"]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"]
+        arguments = list(create["schema"]["properties"])
+        assert arguments[6:-1] == [f.name for f in kind.arguments]
+    assert [f.name for f in VENUE.arguments][:2] == ["show_map", "show_map_link"]
+    assert [f.name for f in VENUE.arguments][-1] == "website"
+    assert client.get(EVENTS).status_code == 200

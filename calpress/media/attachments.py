@@ -292,6 +292,8 @@ def check_image(site: Any, ctx: Context, value: str, user: Any, downloads: Downl
     """:func:`check_image_value`, downloading a remote image first through ``site.http`` (once
     per URL: the result is kept in ``downloads`` for the write that stores it). Runs outside any
     transaction, and holds no connection while it fetches."""
+    if value.strip() in downloads:  # downloaded for this request already
+        return _usable(downloads[value.strip()])
     with site.read() as conn:
         found = _image_value(conn, ctx, value, user)
     if not isinstance(found, str):

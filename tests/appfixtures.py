@@ -47,7 +47,21 @@ class Account:
 
 
 @pytest.fixture()
-def settings(db_url, tmp_path):
+def outbound_allow() -> str:
+    """``CALPRESS_OUTBOUND_ALLOW`` of the test app: nothing, so its outbound requests are guarded
+    as in production (loopback refused). A test module that serves files from loopback overrides
+    this fixture to allow-list its server (``127.0.0.1:<port>``)."""
+    return ""
+
+
+@pytest.fixture()
+def outbound_ports() -> str:
+    """``CALPRESS_OUTBOUND_PORTS`` of the test app: the default's; overridable as ``outbound_allow``."""
+    return "80,443,8080"
+
+
+@pytest.fixture()
+def settings(db_url, tmp_path, outbound_allow, outbound_ports):
     return load_settings(
         {
             "data_dir": str(tmp_path / "data"),
@@ -55,6 +69,8 @@ def settings(db_url, tmp_path):
             "secret_key": secrets.token_hex(16),
             "environment": "local",
             "site_url": "http://example.test",
+            "outbound_allow": outbound_allow,
+            "outbound_ports": outbound_ports,
         },
         environ={},
     )

@@ -2,13 +2,15 @@
 
 Paths, operations and parameters are read from the route registry, so the document lists
 exactly the routes and arguments that answer; the representation schemas below describe
-section 2 of the spec.
+section 2 of the spec (the venue's and organizer's fields come from their tables,
+:mod:`calpress.calendar.fields`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..calendar.fields import FLAG, ORGANIZER, URL, VENUE, LinkedKind
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from .base import Api
@@ -34,6 +36,30 @@ def _props(**fields: Any) -> dict[str, Any]:
 
 def _date_field(what: str) -> tuple[str, str, dict[str, Any]]:
     return ("string", f"The {what} in the format Y-m-d H:i:s", {"format": "date-time"})
+
+
+def _linked_schema(kind: LinkedKind) -> dict[str, Any]:
+    """A venue or organizer: its post fields, then the documented fields of its table."""
+    what = kind.name
+    properties = _props(
+        id=("integer", f"The {what} WordPress post ID"),
+        author=("integer", f"The {what} author WordPress post ID"),
+        date=_date_field(f"{what} creation date"),
+        date_utc=_date_field(f"{what} creation date UTC"),
+        modified=_date_field(f"{what} last modification date"),
+        modified_utc=_date_field(f"{what} last modification date UTC"),
+        url=("string", f"The URL to the {what} page", {"format": "uri"}),
+        **{what: ("string", f"The {what} name")},
+        description=("string", f"The {what} long description"),
+        excerpt=("string", f"The {what} short description"),
+        slug=("string", f"The {what} slug"),
+    )
+    for field in kind.documented:
+        entry: dict[str, Any] = {"type": "boolean" if field.kind == FLAG else "string", "description": field.schema}
+        if field.kind == URL:
+            entry["format"] = "uri"
+        properties[field.name] = entry
+    return {"type": "object", "properties": properties}
 
 
 SCHEMAS: dict[str, Any] = {
@@ -121,46 +147,8 @@ SCHEMAS: dict[str, Any] = {
         "venue": {"description": "The event venue", **_ref("Venue")},
         "organizer": {"type": "array", "description": "The event organizers", "items": _ref("Organizer")},
     }},
-    "Venue": {"type": "object", "properties": _props(
-        id=("integer", "The venue WordPress post ID"),
-        author=("integer", "The venue author WordPress post ID"),
-        date=_date_field("venue creation date"),
-        date_utc=_date_field("venue creation date UTC"),
-        modified=_date_field("venue last modification date"),
-        modified_utc=_date_field("venue last modification date UTC"),
-        url=("string", "The URL to the venue page", {"format": "uri"}),
-        venue=("string", "The venue name"),
-        description=("string", "The venue long description"),
-        excerpt=("string", "The venue short description"),
-        slug=("string", "The venue slug"),
-        address=("string", "The venue address"),
-        city=("string", "The venue city"),
-        country=("string", "The venue country"),
-        province=("string", "The venue province"),
-        state=("string", "The venue state"),
-        zip=("string", "The venue ZIP code"),
-        phone=("string", "The venue phone number"),
-        website=("string", "The venue website URL", {"format": "uri"}),
-        stateprovince=("string", "The venue state or province"),
-        show_map=("boolean", "Whether the map should be shown for the venue or not"),
-        show_map_link=("boolean", "Whether the map link should be shown for the venue or not"),
-    )},
-    "Organizer": {"type": "object", "properties": _props(
-        id=("integer", "The organizer WordPress post ID"),
-        author=("integer", "The organizer author WordPress post ID"),
-        date=_date_field("organizer creation date"),
-        date_utc=_date_field("organizer creation date UTC"),
-        modified=_date_field("organizer last modification date"),
-        modified_utc=_date_field("organizer last modification date UTC"),
-        url=("string", "The URL to the organizer page", {"format": "uri"}),
-        organizer=("string", "The organizer name"),
-        description=("string", "The organizer long description"),
-        excerpt=("string", "The organizer short description"),
-        slug=("string", "The organizer slug"),
-        phone=("string", "The organizer phone number"),
-        website=("string", "The organizer website", {"format": "uri"}),
-        email=("string", "The organizer e-mail address"),
-    )},
+    "Venue": _linked_schema(VENUE),
+    "Organizer": _linked_schema(ORGANIZER),
 }
 
 _RESOURCE_SCHEMA = {"events": "Event", "venues": "Venue", "organizers": "Organizer", "categories": "Term", "tags": "Term"}

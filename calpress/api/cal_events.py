@@ -1,493 +1,64 @@
-"""``cal/events/v1``: events, venues and organizers (calendar-api.md sections 1-5).
+"""``cal/events/v1``: events (calendar-api.md sections 1-4), and the namespace's route table (the
+venues and organizers of :mod:`.cal_linked`, the ``/doc`` of :mod:`.cal_doc`).
 
-Routes, argument schemas and permission checks live here; the data work is in
-:mod:`calpress.calendar.events` and the representations in :mod:`calpress.calendar.represent`.
-As in the reference, argument validation (400) runs before the permission check (401/403), and
-handler errors carry the reference's codes. POST, PUT and PATCH on an item are one update.
+Handlers translate HTTP to the calendar's services and back: the listing service
+(:mod:`calpress.calendar.listing`) turns the query arguments into a typed query and a loaded
+page, the input service (:mod:`calpress.calendar.input`) turns a write's arguments into a typed
+input that :mod:`calpress.calendar.events` saves, and :mod:`calpress.calendar.represent` builds
+the answers. Remote images are downloaded before the write transaction opens (the ``image``
+argument's check fetches the event's own; the handler those of inline venues and organizers).
+Handler errors carry the reference's codes. POST, PUT and PATCH on an item are one update.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import math
-import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
-from ..auth import users as user_store
 from ..calendar import events as cal
-from ..calendar.represent import Builder
+from ..calendar import input as event_input
+from ..calendar import listing
 from ..content import items as item_service
 from ..content import permissions
-from ..content import terms as term_store
-from ..content.items import Context, Item
-from ..rest.errors import RestError, forbidden
+from ..content.items import Item
+from ..media import attachments
+from ..rest.errors import RestError
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
+from . import cal_args as args
 from .base import Api
-from .scope import UNSET, context_of, scope_of
+from .cal_args import NAMESPACE, arg
+from .scope import scope_of
 
-NAMESPACE = "cal"  # the key of cal/events/v1 in the namespace table
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_BOOLISH = frozenset({"1", "0", "true", "false", "yes", "no", "on", "off", ""})
-_INT = re.compile(r"\d+")
+__all__ = ["NAMESPACE", "event_archive_args", "event_write_args", "routes"]
 
 
-# -- argument helpers -----------------------------------------------------------------------------
-
-
-def truthy(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return value != 0
-    return str(value).strip().lower() in _TRUE
-
-
-def as_list(value: Any) -> list[Any]:
-    """A CSV string or a list (PHP-style keyed arrays too) as a list of stripped items."""
-    if value is None:
-        return []
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        out: list[Any] = []
-        for entry in value:
-            out.extend(as_list(entry) if isinstance(entry, str) and "," in entry else [entry])
-        return [e.strip() if isinstance(e, str) else e for e in out if not (isinstance(e, str) and not e.strip())]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [value]
-    return [part.strip() for part in str(value).split(",") if part.strip()]
-
-
-def _positive_int(value: Any, request: RestRequest, name: str) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return value > 0
-    return isinstance(value, str) and bool(_INT.fullmatch(value.strip())) and int(value) > 0
-
-
-def _non_empty_string(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, str) and value != ""
-
-
-def _string_or_empty(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, str)
-
-
-def _boolish(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, bool) or (isinstance(value, (int, str)) and str(value).strip().lower() in _BOOLISH)
-
-
-def is_url(text: str) -> bool:
-    """A URL as PHP's FILTER_VALIDATE_URL takes it: a scheme, a host, no spaces."""
-    if not text or any(c.isspace() for c in text):
-        return False
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return False
-    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", parts.scheme or "")) and bool(parts.hostname)
-
-
-def _url_or_empty(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, str) and (value == "" or is_url(value))
-
-
-def _timezone(value: Any, request: RestRequest, name: str) -> bool:
-    return cal.valid_timezone(value)
-
-
-def _ctx(request: RestRequest) -> Context:
-    return context_of(request)
-
-
-def _site(request: RestRequest) -> Any:
-    return scope_of(request).site
-
-
-def _date(value: Any, request: RestRequest, name: str) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return False
-    zone, _ = cal.site_timezone(_ctx(request).options)
-    return cal.parse_moment(value, zone) is not None
-
-
-def _user_exists(value: Any, request: RestRequest, name: str) -> bool:
-    if isinstance(value, bool) or not _INT.fullmatch(str(value).strip()):
-        return False
-    with _site(request).read() as conn:
-        return user_store.get_user(conn, int(value)) is not None
-
-
-def _post_status(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, str) and value in _ctx(request).registry.statuses
-
-
-def _existing(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
-    def check(value: Any, request: RestRequest, name: str) -> bool:
-        items = as_list(value)
-        if not items or not all(isinstance(i, int) or (isinstance(i, str) and _INT.fullmatch(i)) for i in items):
-            return False
-        ids = {int(i) for i in items}
-        with _site(request).read() as conn:
-            return cal.existing_ids(conn, content_type, ids) == ids
-
-    return check
-
-
-def _existing_one(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
-    check_many = _existing(content_type)
-
-    def check(value: Any, request: RestRequest, name: str) -> bool:
-        return not isinstance(value, (list, dict)) and check_many(value, request, name)
-
-    return check
-
-
-def _terms_exist(taxonomy: str) -> Callable[[Any, RestRequest, str], bool]:
-    def check(value: Any, request: RestRequest, name: str) -> bool:
-        entries = as_list(value)
-        if not entries:
-            return False
-        with _site(request).read() as conn:
-            return all(term_store.find_term(conn, taxonomy, entry) is not None for entry in entries)
-
-    return check
-
-
-def _include(value: Any, request: RestRequest, name: str) -> bool:
-    items = as_list(value)
-    return bool(items) and all(_positive_int(i if not isinstance(i, str) else i, request, name) for i in items)
-
-
-def _slug_of(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
-    def check(value: Any, request: RestRequest, name: str) -> bool:
-        if not isinstance(value, str) or not value:
-            return False
-        with _site(request).read() as conn:
-            return cal.slug_to_id(conn, content_type, value) is not None
-
-    return check
-
-
-def _ticketed(value: Any, request: RestRequest, name: str) -> Any:
-    if not truthy(value):
-        return True
-    return RestError("event-tickets-not-active", "Event Tickets plugin is not activated.", status=400)
-
-
-def _status_filter(content_type: str) -> Callable[[Any, RestRequest, str], bool]:
-    def check(value: Any, request: RestRequest, name: str) -> bool:
-        entries = [str(e) for e in as_list(value)]
-        if not entries:
-            return False
-        if not _can_edit_type(request, content_type):
-            return entries == ["publish"]
-        return all(entry in _ctx(request).registry.statuses or entry == "any" for entry in entries)
-
-    return check
-
-
-def _image(value: Any, request: RestRequest, name: str) -> bool:
-    if value == "" or value is None:
-        return True
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)  # checked as an id here; the declared string type then refuses it (rest_invalid_type)
-    if not isinstance(value, str):
-        return False
-    from ..media import attachments
-
-    with _site(request).read() as conn:
-        return attachments.check_image_value(conn, _ctx(request), value, request.user)
-
-
-def _linked_value(content_type: str, many: bool) -> Callable[[Any, RestRequest, str], bool]:
-    """Venue (one) or organizer (several) given on an event: ids, ``{"id": N}`` objects or new
-    records; empty values unlink."""
-    name_key = "venue" if content_type == cal.VENUE_TYPE else "organizer"
-
-    def check(value: Any, request: RestRequest, name: str) -> bool:
-        if value in (None, "", 0, "0", [], {}):
-            return True
-        entries = _linked_entries(value, many)
-        if not many and len(entries) > 1:
-            return False
-        ids: set[int] = set()
-        for entry in entries:
-            if isinstance(entry, dict):
-                if "id" in entry:
-                    continue  # checked by the handler: invalid-linked-post-id
-                title = entry.get(name_key)
-                if not isinstance(title, str) or not title.strip():
-                    return False
-            elif isinstance(entry, int) or (isinstance(entry, str) and _INT.fullmatch(entry)):
-                ids.add(int(entry))
-            else:
-                return False
-        if ids:
-            with _site(request).read() as conn:
-                return cal.existing_ids(conn, content_type, ids) == ids
-        return True
-
-    return check
-
-
-def _linked_entries(value: Any, many: bool) -> list[Any]:
-    if isinstance(value, dict):
-        keys = list(value)
-        if keys and all(str(k).isdigit() for k in keys):  # a PHP-style list sent as form fields
-            return list(value.values())
-        return [value]
-    if isinstance(value, list):
-        out: list[Any] = []
-        for entry in value:
-            out.extend(as_list(entry) if isinstance(entry, str) else [entry])
-        return out
-    return as_list(value)
-
-
-def _anything(value: Any, request: RestRequest, name: str) -> bool:
-    return True
-
-
-def _keep(value: Any, request: RestRequest, name: str) -> Any:
-    """Leave a value as sent (lists, objects, CSV strings are read by the handler)."""
-    return value
-
-
-def arg(description: str, type_: str | None = None, **extra: Any) -> dict[str, Any]:
-    found: dict[str, Any] = {"description": description}
-    if type_ is not None:
-        found["type"] = type_
-    found.update(extra)
-    return found
-
-
-# -- permissions ----------------------------------------------------------------------------------
-
-
-def _caps(request: RestRequest, content_type: str) -> dict[str, str]:
-    return _ctx(request).registry.types[content_type].caps
-
-
-def _can_edit_type(request: RestRequest, content_type: str) -> bool:
-    return _ctx(request).can(_caps(request, content_type)["edit_posts"])
-
-
-def _deny(request: RestRequest) -> RestError:
-    return forbidden("rest_forbidden", "Sorry, you are not allowed to do that.", request.user_id)
-
-
-def _create_permission(content_type: str) -> Callable[[RestRequest], Any]:
-    def check(request: RestRequest) -> Any:
-        return True if _can_edit_type(request, content_type) else _deny(request)
-
-    return check
-
-
-def _item_permission(content_type: str, verb: str) -> Callable[[RestRequest], Any]:
-    """``edit_post``/``delete_post`` on the item; the type's general capability when there is no
-    such item (the handler then answers 404/400). By-slug routes resolve the slug first."""
-
-    def check(request: RestRequest) -> Any:
-        if not request.user:
-            return _deny(request)
-        ctx = _ctx(request)
-        item = _target(request, content_type)
-        if item is not None and item.type == content_type:
-            allowed = ctx.can(f"{verb}_post", item)
-        else:
-            allowed = ctx.can(_caps(request, content_type)[f"{verb}_posts"])
-        return True if allowed else _deny(request)
-
-    return check
-
-
-def _target(request: RestRequest, content_type: str) -> Item | None:
-    """The item the route's id or slug names (resolved once per request)."""
-    scope = scope_of(request)
-    if scope.target is not UNSET:
-        return scope.target
-    found: Item | None = None
-    with scope.site.read() as conn:
-        if "slug" in request.url_params:
-            item_id = cal.slug_to_id(conn, content_type, str(request.url_params["slug"]))
-        else:
-            raw = request.url_params.get("id")
-            item_id = int(raw) if raw is not None else None
-        if item_id:
-            found = item_service.get_item(conn, item_id)
-    scope.target = found
-    return found
-
-
-# -- shared listing pieces ------------------------------------------------------------------------
-
-
-def _per_page(request: RestRequest, ctx: Context) -> int:
-    raw = request.get_param("per_page")
-    wanted = int(raw) if raw is not None else int(ctx.options.get("posts_per_page") or 10)
-    cap = int(ctx.options.get("events_max_per_page") or 50)
-    return max(1, min(wanted, cap))
-
-
-def _images(conn: Any, ctx: Context, found: list[Item]) -> dict[int, Any]:
-    ids = {item.featured_media for item in found if item.featured_media}
-    if not ids:
-        return {}
-    from ..media import attachments
-
-    return attachments.image_objects(conn, ctx.home, ids)
-
-
-def _builder(request: RestRequest, conn: Any, loaded: cal.Loaded, *, single: bool = False) -> Builder:
-    ctx = _ctx(request)
-    everything = [*loaded.items, *loaded.linked.values()]
-    return Builder(
-        ctx=ctx,
-        url=request.url_for,
-        loaded=loaded,
-        images=_images(conn, ctx, everything),
-        single=single,
-        password=request.get_param("password"),
-        can_edit=(lambda item: ctx.can("edit_post", item)) if request.get_param("context") == "edit" else None,
-    )
-
-
-def _statuses(request: RestRequest, content_type: str) -> tuple[list[str] | None, str]:
-    """The status filter and its echo in ``rest_url``: given, or ``any`` for users who may edit
-    the type, ``publish`` for the others."""
-    given = request.get_param("status")
-    if given is not None:
-        entries = [str(e) for e in as_list(given)]
-        if "any" in entries:
-            return None, ",".join(entries)
-        return entries, ",".join(entries)
-    if _can_edit_type(request, content_type):
-        return None, "any"
-    return ["publish"], "publish"
-
-
-def _envelope(
-    request: RestRequest, key: str, items: list[dict[str, Any]], total: int, page: int, per_page: int, echo: list[tuple[str, str]]
-) -> RestResponse:
-    route = f"{NAMESPACE}.{key}"
-    total_pages = math.ceil(total / per_page) if total else 0
-    data: dict[str, Any] = {key: items, "rest_url": request.url_for(route, echo, slash=True)}
-    without_page = [(k, v) for k, v in echo if k != "page"]
-    if page * per_page < total:
-        data["next_rest_url"] = request.url_for(route, [*without_page, ("page", str(page + 1))], slash=True)
-    if page > 1 and items:
-        previous = without_page if page - 1 == 1 else [*without_page, ("page", str(page - 1))]
-        data["previous_rest_url"] = request.url_for(route, previous, slash=True)
-    data["total"] = total
-    data["total_pages"] = total_pages
-    return RestResponse(data, headers={"X-TEC-Total": str(total), "X-TEC-TotalPages": str(total_pages)})
-
-
-# -- events: reading ------------------------------------------------------------------------------
-
-
-def _day_bound(ctx: Context, value: Any, *, end: bool, strict: bool) -> dt.datetime:
-    zone, _ = cal.site_timezone(ctx.options)
-    moment = cal.parse_moment(value, zone)
-    assert moment is not None  # validated
-    wall = moment.replace(tzinfo=None, microsecond=0)
-    if strict:
-        return wall
-    if end:
-        return wall.replace(hour=23, minute=59, second=59)
-    return wall.replace(hour=0, minute=0, second=0)
+# -- reading --------------------------------------------------------------------------------------
 
 
 def list_events(request: RestRequest) -> Any:
-    ctx = _ctx(request)
-    site = _site(request)
-    item_service.publish_due_items(site)
-    page = int(request.get_param("page") or 1)
-    per_page = _per_page(request, ctx)
-    strict = truthy(request.get_param("strict_dates") or "false")
-    statuses, status_echo = _statuses(request, cal.EVENT_TYPE)
-    query = cal.EventQuery(statuses=statuses, page=page, per_page=per_page)
-    echo: list[tuple[str, str]] = [("page", str(page)), ("per_page", str(per_page))]
-    include = request.get_param("include")
-    ranged = {name: request.get_param(name) for name in ("starts_before", "starts_after", "ends_before", "ends_after")}
-    zone, _ = cal.site_timezone(ctx.options)
-    now = dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
-    if include is None:
-        start_raw, end_raw = request.get_param("start_date"), request.get_param("end_date")
-        defaults = not any(v is not None for v in ranged.values())
-        if start_raw is not None:
-            query.start = _day_bound(ctx, start_raw, end=False, strict=strict)
-        elif defaults:
-            query.start = (now - dt.timedelta(days=1)).replace(hour=0, minute=0, second=0)
-        if end_raw is not None:
-            query.end = _day_bound(ctx, end_raw, end=True, strict=strict)
-        elif defaults:
-            two_years = now.replace(year=now.year + 2) if not (now.month == 2 and now.day == 29) else now + dt.timedelta(days=730)
-            query.end = two_years.replace(hour=23, minute=59, second=59)
-        if query.start is not None:
-            echo.append(("start_date", cal.db_datetime(query.start)))
-        if query.end is not None:
-            echo.append(("end_date", cal.db_datetime(query.end)))
-    echo.append(("status", status_echo))
-    search = request.get_param("search")
-    if search:
-        query.search = str(search)
-        echo.append(("search", str(search)))
-    with site.read() as conn:
-        for name, taxonomy in (("categories", "cal_events_cat"), ("tags", "post_tag")):
-            given = request.get_param(name)
-            if given is not None:
-                found = [term_store.find_term(conn, taxonomy, entry) for entry in as_list(given)]
-                setattr(query, name, [t.id for t in found if t is not None])
-                echo.append((name, ",".join(str(e) for e in as_list(given))))
-        if include is not None:
-            query.include = [int(i) for i in as_list(include)]
-            echo.append(("include", ",".join(str(i) for i in query.include)))
-        parent = request.get_param("post_parent")
-        if parent is not None:
-            query.parent = int(parent)
-            echo.append(("post_parent", str(parent)))
-        if include is None:
-            for name, value in ranged.items():
-                if value is not None:
-                    setattr(query, name, _day_bound(ctx, value, end=True, strict=strict))
-                    echo.append((name, cal.db_datetime(getattr(query, name))))
-        for name, attribute in (("venue", "venues"), ("organizer", "organizers")):
-            given = request.get_param(name)
-            if given is not None:
-                setattr(query, attribute, [int(i) for i in as_list(given)])
-                echo.append((name, ",".join(str(i) for i in getattr(query, attribute))))
-        featured = request.get_param("featured")
-        if featured is not None:
-            query.featured = truthy(featured)
-            echo.append(("featured", "1" if query.featured else "0"))
-        found, rows, total = cal.query_events(conn, query, scope_of(request).generation)
-        if not found and page > 1:
-            return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
-        loaded = cal.load_items(conn, found, with_event_rows=False)
-        loaded.event_rows = rows
-        builder = _builder(request, conn, loaded)
-        shown = [builder.event(item) for item in found]
-    return _envelope(request, "events", shown, total, page, per_page, echo)
+    scope = scope_of(request)
+    page = listing.list_events(scope.site, args.ctx_of(request), request.params, generation=scope.generation)
+    query = page.query
+    if not page.items and query.page > 1:
+        return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
+    builder = args.builder(request, page.loaded)
+    shown = [builder.event(item) for item in page.items]
+    return args.envelope(request, "events", shown, page.total, query.page, query.per_page, query.applied)
 
 
 def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
     """The event ``item_id`` if the requester may read it, else the reference's error."""
     if not item_id:
         return RestError("rest-event-not-found", f"Event with ID {item_id or 0} does not exist.", status=404)
-    with _site(request).read() as conn:
+    with args.site_of(request).read() as conn:
         item = item_service.get_item(conn, item_id)
     if item is None:
         return RestError("rest-event-not-found", f"Event with ID {item_id} does not exist.", status=404)
     if item.type != cal.EVENT_TYPE:
         return RestError("rest-invalid-event-id", "The specified ID is not a valid event.", status=400)
-    ctx = _ctx(request)
+    ctx = args.ctx_of(request)
     if item.status == "trash":
         return RestError("event-no-longer-available", "This event is no longer available", status=403)
     if not permissions.can_read(ctx, item):
@@ -498,15 +69,15 @@ def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
 
 
 def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
-    with _site(request).read() as conn:
-        loaded = cal.load_items(conn, [item])
-        return _builder(request, conn, loaded, single=single).event(item)
+    with args.site_of(request).read() as conn:
+        loaded = cal.load_items(conn, args.ctx_of(request), [item])
+    return args.builder(request, loaded, single=single).event(item)
 
 
 def get_event(request: RestRequest) -> Any:
-    item_service.publish_due_items(_site(request))
+    item_service.publish_due_items(args.site_of(request))
     if "slug" in request.url_params:
-        with _site(request).read() as conn:
+        with args.site_of(request).read() as conn:
             item_id = cal.slug_to_id(conn, cal.EVENT_TYPE, str(request.get_param("slug")))
     else:
         item_id = int(request.get_param("id"))
@@ -516,179 +87,32 @@ def get_event(request: RestRequest) -> Any:
     return show_event(request, found, single=True)
 
 
-# -- events: writing ------------------------------------------------------------------------------
+# -- writing --------------------------------------------------------------------------------------
 
 
-def _scaled_status(request: RestRequest, given: str | None, existing: Item | None) -> str | None:
-    """calendar-api.md 4.1 status scaling, with the events type's publishing capability."""
-    can_publish = _ctx(request).can(_caps(request, cal.EVENT_TYPE)["publish_posts"])
-    if given is None:
-        if existing is not None:
-            return None
-        return "publish" if can_publish else "draft"
-    if not can_publish and given in ("publish", "future"):
-        return "pending"
-    return given
-
-
-def _post_date(request: RestRequest, ctx: Context, zone_name: str | None) -> tuple[dt.datetime, dt.datetime] | None:
-    site_zone = ctx.zone
-    if request.get_param("date_utc") is not None:
-        moment = cal.parse_moment(request.get_param("date_utc"), dt.UTC)
-        if moment is None:
-            return None
-        utc = moment.astimezone(dt.UTC).replace(tzinfo=None, microsecond=0)
-        return item_service.to_local(utc, site_zone), utc
-    if request.get_param("date") is not None:
-        zone, _ = cal.site_timezone(ctx.options, zone_name or None)
-        moment = cal.parse_moment(request.get_param("date"), zone)
-        if moment is None:
-            return None
-        utc = moment.astimezone(dt.UTC).replace(tzinfo=None, microsecond=0)
-        return item_service.to_local(utc, site_zone), utc
-    return None
-
-
-def _term_ids(conn: Any, ctx: Context, taxonomy: str, value: Any) -> list[int]:
-    """calendar-api.md 4.4: ids must exist (unknown ones skipped); names or slugs are looked up
-    and created when missing."""
-    definition = ctx.registry.taxonomies[taxonomy]
-    ids: list[int] = []
-    for entry in as_list(value):
-        text = str(entry).strip()
-        if not text:
-            continue
-        if isinstance(entry, int) or text.isdigit():
-            term = term_store.get_term(conn, int(text), taxonomy)
-        else:
-            term = term_store.find_term(conn, taxonomy, text)
-            if term is None:
-                term = term_store.create_term(conn, definition, text)
-        if term is not None and term.id not in ids:
-            ids.append(term.id)
-    return ids
-
-
-_LINKED_FIELDS = {
-    cal.VENUE_TYPE: ("address", "city", "country", "province", "state", "zip", "phone", "stateprovince", "website"),
-    cal.ORGANIZER_TYPE: ("phone", "website", "email"),
-}
-
-
-def _linked_input(request: RestRequest, ctx: Context, content_type: str, data: dict[str, Any]) -> cal.LinkedInput:
-    name_key = "venue" if content_type == cal.VENUE_TYPE else "organizer"
-    found = cal.LinkedInput(
-        title=data.get(name_key) if isinstance(data.get(name_key), str) else None,
-        description=data.get("description") if isinstance(data.get("description"), str) else None,
-        excerpt=data.get("excerpt") if isinstance(data.get("excerpt"), str) else None,
-    )
-    for name in _LINKED_FIELDS[content_type]:
-        value = data.get(name)
-        if value is not None and not isinstance(value, (dict, list)):
-            found.fields[name] = str(value)
-    if content_type == cal.VENUE_TYPE:
-        if data.get("show_map") is not None:
-            found.show_map = truthy(data["show_map"])
-        if data.get("show_map_link") is not None:
-            found.show_map_link = truthy(data["show_map_link"])
-    return found
-
-
-def _resolve_linked(
-    request: RestRequest, conn: Any, ctx: Context, content_type: str, value: Any, many: bool
-) -> list[int]:
-    if value in (None, "", 0, "0", [], {}):
-        return []
-    ids: list[int] = []
-    for entry in _linked_entries(value, many):
-        if isinstance(entry, dict):
-            if "id" in entry:
-                raw = str(entry.get("id"))
-                if not raw.isdigit() or not cal.existing_ids(conn, content_type, [int(raw)]):
-                    raise cal.CalendarError("invalid-linked-post-id", "The provided linked post ID is not valid", status=400)
-                ids.append(int(raw))
-                continue
-            data = _linked_input(request, ctx, content_type, entry)
-            image = entry.get("image")
-            if isinstance(image, str) and image:
-                from ..media import attachments
-
-                data.image = attachments.resolve_image(conn, ctx, image, request.user)
-            data.status = "publish" if ctx.can(_caps(request, content_type)["publish_posts"]) else "pending"
-            try:
-                item, _ = cal.save_linked(conn, ctx, content_type, data)
-            except RestError as err:
-                what = "venue" if content_type == cal.VENUE_TYPE else "organizer"
-                raise cal.CalendarError(
-                    f"could-not-create-{what}", f"The {what} could not be created from the provided data", status=400
-                ) from err
-            ids.append(item.id)
-        else:
-            ids.append(int(entry))
-    return list(dict.fromkeys(ids))
-
-
-def _event_input(request: RestRequest, conn: Any, ctx: Context, existing: Item | None) -> cal.EventInput:
-    params = request.params
-    tz_name = params.get("timezone") if isinstance(params.get("timezone"), str) else None
-    data = cal.EventInput(
-        title=params.get("title"),
-        description=params.get("description"),
-        excerpt=params.get("excerpt"),
-        slug=params.get("slug") if existing is None or "slug" not in request.url_params else request.body_params().get("slug"),
-        author=int(params["author"]) if params.get("author") not in (None, "") else None,
-        date=_post_date(request, ctx, tz_name),
-        status=_scaled_status(request, params.get("status"), existing),
-        start=params.get("start_date"),
-        end=params.get("end_date"),
-        timezone=tz_name or None,
-        all_day=truthy(params.get("all_day") or False),
-        website=params.get("website"),
-        show_map=truthy(params.get("show_map") or False),
-        show_map_link=truthy(params.get("show_map_link") or False),
-        hide_from_listings=truthy(params.get("hide_from_listings") or False),
-        sticky=truthy(params.get("sticky") or False),
-        featured=truthy(params.get("featured") or False),
-    )
-    if params.get("post_parent") is not None and _INT.fullmatch(str(params["post_parent"])):
-        data.parent = int(params["post_parent"])
-    cost = params.get("cost")
-    if cost is not None:
-        data.cost = [str(c) for c in cost] if isinstance(cost, list) else [str(cost)]
-    image = params.get("image")
-    if image is not None:
-        if image == "":
-            data.image = 0
-        else:
-            from ..media import attachments
-
-            data.image = attachments.resolve_image(conn, ctx, str(image), request.user)
-    if "categories" in params:
-        data.categories = _term_ids(conn, ctx, cal.CATEGORY_TAXONOMY, params["categories"])
-    if "tags" in params:
-        data.tags = _term_ids(conn, ctx, "post_tag", params["tags"])
-    if "venue" in params:
-        data.venues = _resolve_linked(request, conn, ctx, cal.VENUE_TYPE, params["venue"], False)
-    if "organizer" in params:
-        data.organizers = _resolve_linked(request, conn, ctx, cal.ORGANIZER_TYPE, params["organizer"], True)
-    return data
+def _save(request: RestRequest, existing: Item | None) -> Item:
+    """Create or update an event: remote images downloaded first (each URL once per request),
+    then the typed input read and saved in one write transaction."""
+    ctx = args.ctx_of(request)
+    scope = scope_of(request)
+    data = args.write_data(request)
+    for value in event_input.image_values(data):
+        attachments.check_image(scope.site, ctx, value, request.user, scope.images)
+    with scope.site.write() as conn:
+        return cal.save_event(conn, ctx, event_input.event_input(conn, ctx, data, existing, images=scope.images), existing)
 
 
 def create_event(request: RestRequest) -> Any:
-    ctx = _ctx(request)
-    with _site(request).write() as conn:
-        data = _event_input(request, conn, ctx, None)
-        item = cal.save_event(conn, ctx, data)
-    return RestResponse(show_event(request, item, single=False), status=201)
+    return RestResponse(show_event(request, _save(request, None), single=False), status=201)
 
 
 def _event_for_write(request: RestRequest) -> Any:
     if "slug" in request.url_params:
-        target = _target(request, cal.EVENT_TYPE)
+        target = args.target(request, cal.EVENT_TYPE)
         item_id = target.id if target is not None else 0
     else:
         item_id = int(request.url_params.get("id") or 0)
-    with _site(request).read() as conn:
+    with args.site_of(request).read() as conn:
         item = item_service.get_item(conn, item_id) if item_id else None
     if item is None:
         return RestError("rest-event-not-found", f"Event with ID {item_id} does not exist.", status=404)
@@ -701,11 +125,7 @@ def update_event(request: RestRequest) -> Any:
     found = _event_for_write(request)
     if isinstance(found, RestError):
         return found
-    ctx = _ctx(request)
-    with _site(request).write() as conn:
-        data = _event_input(request, conn, ctx, found)
-        item = cal.save_event(conn, ctx, data, found)
-    return show_event(request, item, single=False)
+    return show_event(request, _save(request, found), single=False)
 
 
 def delete_event(request: RestRequest) -> Any:
@@ -714,333 +134,112 @@ def delete_event(request: RestRequest) -> Any:
         return found
     if found.status == "trash":
         return RestError("event-is-in-trash", "The event is already trashed", status=410)
-    with _site(request).write() as conn:
-        item = cal.trash(conn, _ctx(request), found)
+    with args.site_of(request).write() as conn:
+        item = cal.trash(conn, args.ctx_of(request), found)
     return show_event(request, item, single=False)
-
-
-# -- venues and organizers ------------------------------------------------------------------------
-
-
-def _what(content_type: str) -> str:
-    return "venue" if content_type == cal.VENUE_TYPE else "organizer"
-
-
-def _linked_list(content_type: str) -> Callable[[RestRequest], Any]:
-    what = _what(content_type)
-    key = f"{what}s"
-
-    def handler(request: RestRequest) -> Any:
-        ctx = _ctx(request)
-        page = int(request.get_param("page") or 1)
-        per_page = _per_page(request, ctx)
-        statuses, status_echo = _statuses(request, content_type)
-        query = cal.LinkedQuery(content_type=content_type, statuses=statuses, page=page, per_page=per_page)
-        # rest_url echoes the arguments in the reference's order, has_events as it was sent.
-        echo = [("page", str(page)), ("per_page", str(per_page))]
-        if request.get_param("search"):
-            query.search = str(request.get_param("search"))
-        if request.get_param("event") is not None:
-            query.event = int(request.get_param("event"))
-            echo.append(("event", str(query.event)))
-        has_events = request.get_param("has_events")
-        if has_events is not None:
-            query.has_events = truthy(has_events)
-            echo.append(("has_events", has_events if isinstance(has_events, str) else "1" if query.has_events else "0"))
-        echo.append(("status", status_echo))
-        if truthy(request.get_param("only_with_upcoming") or False):
-            query.only_with_upcoming = True
-            query.upcoming_statuses = None if _can_edit_type(request, cal.EVENT_TYPE) else ["publish"]
-            zone, _ = cal.site_timezone(ctx.options)
-            query.now_local = dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
-        with _site(request).read() as conn:
-            found, total = cal.query_linked(conn, query, scope_of(request).generation)
-            if not found and page > 1:
-                return RestError(f"{what}-archive-page-not-found", f"The requested {what} archive page does not exist", status=404)
-            builder = _builder(request, conn, cal.Loaded(items=found))
-            shown = [builder.venue(i) if what == "venue" else builder.organizer(i) for i in found]
-        return _envelope(request, key, shown, total, page, per_page, echo)
-
-    return handler
-
-
-def _linked_target(request: RestRequest, content_type: str) -> Item | None:
-    item = _target(request, content_type)
-    return item if item is not None and item.type == content_type else None
-
-
-def _show_linked(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
-    with _site(request).read() as conn:
-        builder = _builder(request, conn, cal.Loaded(items=[item]), single=single)
-        return builder.venue(item) if item.type == cal.VENUE_TYPE else builder.organizer(item)
-
-
-def _linked_get(content_type: str) -> Callable[[RestRequest], Any]:
-    what = _what(content_type)
-
-    def handler(request: RestRequest) -> Any:
-        item = _linked_target(request, content_type)
-        if item is None:  # validation makes this unreachable but for a concurrent delete
-            return RestError(f"{what}-not-found", f"The {what} does not exist", status=404)
-        if not permissions.can_read(_ctx(request), item):
-            return RestError(f"{what}-not-accessible", f"The requested {what} is not accessible", status=403)
-        return _show_linked(request, item, single=True)
-
-    return handler
-
-
-def _linked_save_input(request: RestRequest, conn: Any, ctx: Context, content_type: str, existing: Item | None) -> cal.LinkedInput:
-    params = request.params
-    data = _linked_input(request, ctx, content_type, params)
-    if "slug" in request.url_params and existing is not None:
-        data.title = request.body_params().get(_what(content_type)) if isinstance(
-            request.body_params().get(_what(content_type)), str
-        ) else data.title
-    if params.get("author") not in (None, ""):
-        data.author = int(params["author"])
-    data.date = _post_date(request, ctx, None)
-    data.status = _scaled_status(request, params.get("status"), existing)
-    image = params.get("image")
-    if image is not None:
-        if image == "":
-            data.image = 0
-        else:
-            from ..media import attachments
-
-            data.image = attachments.resolve_image(conn, ctx, str(image), request.user)
-    return data
-
-
-def _linked_create(content_type: str) -> Callable[[RestRequest], Any]:
-    what = _what(content_type)
-
-    def handler(request: RestRequest) -> Any:
-        ctx = _ctx(request)
-        try:
-            with _site(request).write() as conn:
-                data = _linked_save_input(request, conn, ctx, content_type, None)
-                item, _ = cal.save_linked(conn, ctx, content_type, data)
-        except cal.CalendarError:
-            raise
-        except RestError:
-            return RestError(f"could-not-create-{what}", f"The {what} could not be created from the provided data", status=400)
-        return RestResponse(_show_linked(request, item, single=False), status=201)
-
-    return handler
-
-
-def _linked_update(content_type: str) -> Callable[[RestRequest], Any]:
-    what = _what(content_type)
-
-    def handler(request: RestRequest) -> Any:
-        existing = _linked_target(request, content_type)
-        if existing is None:
-            return RestError(f"{what}-not-found", f"The {what} does not exist", status=404)
-        ctx = _ctx(request)
-        try:
-            with _site(request).write() as conn:
-                data = _linked_save_input(request, conn, ctx, content_type, existing)
-                item, _ = cal.save_linked(conn, ctx, content_type, data, existing)
-        except cal.CalendarError:
-            raise
-        except RestError:
-            return RestError(f"could-not-update-{what}", f"The {what} could not be updated", status=400)
-        return _show_linked(request, item, single=False)
-
-    return handler
-
-
-def _linked_delete(content_type: str) -> Callable[[RestRequest], Any]:
-    what = _what(content_type)
-
-    def handler(request: RestRequest) -> Any:
-        existing = _linked_target(request, content_type)
-        if existing is None:
-            return RestError(f"{what}-not-found", f"The {what} does not exist", status=404)
-        if existing.status == "trash":
-            return RestError(f"{what}-is-in-trash", f"The {what} is already trashed", status=410)
-        with _site(request).write() as conn:
-            item = cal.trash(conn, _ctx(request), existing)
-        return _show_linked(request, item, single=False)
-
-    return handler
 
 
 # -- argument schemas -----------------------------------------------------------------------------
 
 
-def _archive_args(content_type: str) -> dict[str, dict[str, Any]]:
-    return {
-        "page": arg("The archive page to return", "integer", default=1, validate=_positive_int),
-        "per_page": arg("The number of items to return per page", "integer", validate=_positive_int),
-        "search": arg("Limit results to those matching a string", "string", validate=_non_empty_string),
-        "status": arg("Limit results to those with the given status", validate=_status_filter(content_type), sanitize=_keep),
-    }
-
-
 def event_archive_args() -> dict[str, dict[str, Any]]:
-    args = _archive_args(cal.EVENT_TYPE)
-    status = args.pop("status")
-    args.update({
-        "start_date": arg("Limit events to those starting after the specified date", "string", validate=_date),
-        "end_date": arg("Limit events to those ending before the specified date", "string", validate=_date),
-        "starts_before": arg("Limit events to those starting before the specified date", "string", validate=_date),
-        "starts_after": arg("Limit events to those starting after the specified date", "string", validate=_date),
-        "ends_before": arg("Limit events to those ending before the specified date", "string", validate=_date),
-        "ends_after": arg("Limit events to those ending after the specified date", "string", validate=_date),
-        "strict_dates": arg("Whether the dates are used as exact moments", "string", default="false", validate=_non_empty_string),
+    found = args.archive_args(cal.EVENT_TYPE)
+    status = found.pop("status")
+    found.update({
+        "start_date": arg("Limit events to those starting after the specified date", "string", validate=args.date),
+        "end_date": arg("Limit events to those ending before the specified date", "string", validate=args.date),
+        "starts_before": arg("Limit events to those starting before the specified date", "string", validate=args.date),
+        "starts_after": arg("Limit events to those starting after the specified date", "string", validate=args.date),
+        "ends_before": arg("Limit events to those ending before the specified date", "string", validate=args.date),
+        "ends_after": arg("Limit events to those ending after the specified date", "string", validate=args.date),
+        "strict_dates": arg("Whether the dates are used as exact moments", "string", default="false",
+                            validate=args.non_empty_string),
         "categories": arg("Events should be assigned one of the specified categories slugs or IDs", "array",
-                          validate=_terms_exist("cal_events_cat"), sanitize=_keep),
-        "tags": arg("Events should be assigned one of the specified tags slugs or IDs", "array", validate=_terms_exist("post_tag"), sanitize=_keep),
-        "venue": arg("Events should be assigned one of the specified venue IDs", "array", validate=_existing(cal.VENUE_TYPE), sanitize=_keep),
+                          validate=args.terms_exist(cal.CATEGORY_TAXONOMY), sanitize=args.keep),
+        "tags": arg("Events should be assigned one of the specified tags slugs or IDs", "array",
+                    validate=args.terms_exist("post_tag"), sanitize=args.keep),
+        "venue": arg("Events should be assigned one of the specified venue IDs", "array",
+                     validate=args.existing(cal.VENUE_TYPE), sanitize=args.keep),
         "organizer": arg("Events should be assigned one of the specified organizer IDs", "array",
-                         validate=_existing(cal.ORGANIZER_TYPE), sanitize=_keep),
-        "featured": arg("Events should be filtered by their featured status", "boolean", validate=_boolish),
+                         validate=args.existing(cal.ORGANIZER_TYPE), sanitize=args.keep),
+        "featured": arg("Events should be filtered by their featured status", "boolean", validate=args.boolish),
         "status": status,
         # Without the geolocation extension these are accepted and ignored, whatever their value.
         "geoloc": arg("Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data",
-                      "boolean", validate=_anything, sanitize=_keep),
+                      "boolean", validate=args.anything, sanitize=args.keep),
         "geoloc_lat": arg("Requires Events Calendar Pro. Events should be filtered by their venue latitude location", "number",
-                          validate=_anything, sanitize=_keep),
+                          validate=args.anything, sanitize=args.keep),
         "geoloc_lng": arg("Requires Events Calendar Pro. Events should be filtered by their venue longitude location", "number",
-                          validate=_anything, sanitize=_keep),
-        "include": arg("Include events with the specified IDs", "array", validate=_include, sanitize=_keep),
+                          validate=args.anything, sanitize=args.keep),
+        "include": arg("Include events with the specified IDs", "array", validate=args.include, sanitize=args.keep),
         "post_parent": arg("Events should be filtered by their post_parent being the specified one", "integer",
-                           validate=_existing_one(cal.EVENT_TYPE)),
-        "ticketed": arg("Filter events with or without tickets", "boolean", validate=_ticketed),
+                           validate=args.existing_one(cal.EVENT_TYPE)),
+        "ticketed": arg("Filter events with or without tickets", "boolean", validate=args.ticketed),
     })
-    return args
+    return found
 
 
 def event_write_args(*, creating: bool) -> dict[str, dict[str, Any]]:
     return {
-        "author": arg("The event author ID", "integer", validate=_user_exists),
-        "date": arg("The event publication date", "string", validate=_date),
-        "date_utc": arg("The event publication date (UTC time zone)", "string", validate=_date),
-        "title": arg("The event title", "string", required=creating, validate=_non_empty_string),
-        "description": arg("The event description", "string", validate=_string_or_empty),
-        "slug": arg("The event slug", "string", validate=_non_empty_string),
-        "excerpt": arg("The event excerpt", "string", validate=_string_or_empty),
-        "status": arg("The event post status", "string", validate=_post_status),
-        "timezone": arg("The event time zone", "string", validate=_timezone),
-        "all_day": arg("Whether the event lasts the whole day or not", "boolean", validate=_boolish),
-        "start_date": arg("The event start date and time", "string", required=creating, validate=_date),
-        "end_date": arg("The event end date and time", "string", required=creating, validate=_date),
-        "image": arg("The event featured image ID or URL", "string", validate=_image),
-        "cost": arg("The event cost", sanitize=_keep),
-        "website": arg("The event website URL", "string", validate=_url_or_empty),
-        "show_map": arg("Whether the event should show a map", "boolean", validate=_boolish),
-        "show_map_link": arg("Whether the event should show a map link", "boolean", validate=_boolish),
-        "hide_from_listings": arg("Whether the event should be hidden from the event list", "boolean", validate=_boolish),
-        "sticky": arg("Whether the event should be sticky in month view", "boolean", validate=_boolish),
-        "featured": arg("Whether the event should be featured on the site", "boolean", validate=_boolish),
-        "categories": arg("The event category ID or name", "array", sanitize=_keep),
-        "tags": arg("The event tag ID or name", "array", sanitize=_keep),
-        "venue": arg("The event venue ID or data", "array", validate=_linked_value(cal.VENUE_TYPE, False), sanitize=_keep),
-        "organizer": arg("The event organizer IDs or data", "array", validate=_linked_value(cal.ORGANIZER_TYPE, True),
-                         sanitize=_keep),
+        "author": arg("The event author ID", "integer", validate=args.user_exists),
+        "date": arg("The event publication date", "string", validate=args.date),
+        "date_utc": arg("The event publication date (UTC time zone)", "string", validate=args.date),
+        "title": arg("The event title", "string", required=creating, validate=args.non_empty_string),
+        "description": arg("The event description", "string", validate=args.string_or_empty),
+        "slug": arg("The event slug", "string", validate=args.non_empty_string),
+        "excerpt": arg("The event excerpt", "string", validate=args.string_or_empty),
+        "status": arg("The event post status", "string", validate=args.post_status),
+        "timezone": arg("The event time zone", "string", validate=args.timezone),
+        "all_day": arg("Whether the event lasts the whole day or not", "boolean", validate=args.boolish),
+        "start_date": arg("The event start date and time", "string", required=creating, validate=args.date),
+        "end_date": arg("The event end date and time", "string", required=creating, validate=args.date),
+        "image": arg("The event featured image ID or URL", "string", validate=args.image),
+        "cost": arg("The event cost", sanitize=args.keep),
+        "website": arg("The event website URL", "string", validate=args.url_or_empty),
+        "show_map": arg("Whether the event should show a map", "boolean", validate=args.boolish),
+        "show_map_link": arg("Whether the event should show a map link", "boolean", validate=args.boolish),
+        "hide_from_listings": arg("Whether the event should be hidden from the event list", "boolean", validate=args.boolish),
+        "sticky": arg("Whether the event should be sticky in month view", "boolean", validate=args.boolish),
+        "featured": arg("Whether the event should be featured on the site", "boolean", validate=args.boolish),
+        "categories": arg("The event category ID or name", "array", sanitize=args.keep),
+        "tags": arg("The event tag ID or name", "array", sanitize=args.keep),
+        "venue": arg("The event venue ID or data", "array", validate=args.linked_value(cal.VENUE_TYPE, many=False),
+                     sanitize=args.keep),
+        "organizer": arg("The event organizer IDs or data", "array", validate=args.linked_value(cal.ORGANIZER_TYPE, many=True),
+                         sanitize=args.keep),
     }
-
-
-def linked_write_args(content_type: str, *, creating: bool) -> dict[str, dict[str, Any]]:
-    what = _what(content_type)
-    args: dict[str, dict[str, Any]] = {
-        "author": arg(f"The {what} author ID", "integer", validate=_user_exists),
-        "date": arg(f"The {what} publication date", "string", validate=_date),
-        "date_utc": arg(f"The {what} publication date (UTC time zone)", "string", validate=_date),
-        what: arg(f"The {what} name", "string", required=creating, validate=_non_empty_string),
-        "description": arg(f"The {what} description", "string", validate=_string_or_empty),
-        "status": arg(f"The {what} post status", "string", validate=_post_status),
-    }
-    if content_type == cal.VENUE_TYPE:
-        for name in ("show_map", "show_map_link"):
-            args[name] = arg(f"Whether events linked to the venue should show a map{' link' if name.endswith('link') else ''}",
-                             "string")
-        for name in ("address", "city", "country", "province", "state", "zip", "phone", "stateprovince"):
-            args[name] = arg(f"The venue {name}", "string", validate=_string_or_empty)
-        args["website"] = arg("The venue website URL", "string", validate=_url_or_empty)
-    else:
-        args["phone"] = arg("The organizer phone number", "string", validate=_string_or_empty)
-        args["website"] = arg("The organizer website", "string", validate=_url_or_empty)
-        args["email"] = arg("The organizer e-mail address", "string", validate=_string_or_empty)
-    args["image"] = arg(f"The {what} featured image ID or URL", "string", validate=_image)
-    return args
-
-
-def linked_archive_args(content_type: str) -> dict[str, dict[str, Any]]:
-    args = _archive_args(content_type)
-    status = args.pop("status")
-    args.update({
-        "event": arg("Only items linked to this event", "integer", validate=_existing_one(cal.EVENT_TYPE)),
-        # Untyped in the reference (documented as booleans): any value is read as a flag, none is refused.
-        "has_events": arg("Only items with (or without) events", swagger_type="boolean"),
-        "only_with_upcoming": arg("Only items with upcoming events", swagger_type="boolean", default=False),
-        "status": status,
-    })
-    return args
 
 
 # -- registration ---------------------------------------------------------------------------------
 
-
-def _raising(handler: Callable[[RestRequest], Any]) -> Callable[[RestRequest], Any]:
-    """The handlers return their errors; the engine answers raised ones in the error shape."""
-
-    def run(request: RestRequest) -> Any:
-        result = handler(request)
-        if isinstance(result, RestError):
-            raise result
-        return result
-
-    return run
+Handler = Callable[[RestRequest], Any]
 
 
 def routes(api: Api) -> list[Route]:
     """The events, venues and organizers routes and the calendar's /doc, in the reference's order."""
 
-    def endpoint(methods: tuple[str, ...], handler: Callable[[RestRequest], Any], permission: Any = None,
-                 args: dict[str, dict[str, Any]] | None = None) -> Endpoint:
-        return Endpoint(
-            methods,
-            _raising(handler),
-            permission,
-            args=args or {},
-            cache=methods == ("GET",),
-        )
+    def endpoint(methods: tuple[str, ...], handler: Handler, permission: Any = None,
+                 arguments: dict[str, dict[str, Any]] | None = None) -> Endpoint:
+        return Endpoint(methods, args.raising(handler), permission, args=arguments or {}, cache=methods == ("GET",))
 
-    from . import cal_doc
+    from . import cal_doc, cal_linked
 
     found = [Route(NAMESPACE, "/doc", [endpoint(("GET",), lambda request: cal_doc.document(api, request))], name="cal.doc")]
     id_arg = {"id": arg("the event post ID", "integer", required=True)}
-    slug_arg = {"slug": arg("the event post name", "string", required=True, validate=_slug_of(cal.EVENT_TYPE))}
+    slug_arg = {"slug": arg("the event post name", "string", required=True, validate=args.slug_of(cal.EVENT_TYPE))}
     found.append(Route(NAMESPACE, "/events", [
-        endpoint(("GET",), list_events, args=event_archive_args()),
-        endpoint(("POST",), create_event, _create_permission(cal.EVENT_TYPE), event_write_args(creating=True)),
+        endpoint(("GET",), list_events, arguments=event_archive_args()),
+        endpoint(("POST",), create_event, args.create_permission(cal.EVENT_TYPE), event_write_args(creating=True)),
     ], name="cal.events"))
     # Endpoint order as the reference registers them (its Allow header reads GET, DELETE, POST, PUT, PATCH).
     for path, ident, name in (("/events/(?P<id>\\d+)", id_arg, "cal.events.item"),
                               ("/events/by-slug/(?P<slug>[^/]+)", slug_arg, "cal.events.by-slug")):
         found.append(Route(NAMESPACE, path, [
-            endpoint(("GET",), get_event, args={**ident, "password": arg("The event password", "string")}),
-            endpoint(("DELETE",), delete_event, _item_permission(cal.EVENT_TYPE, "delete"), ident),
-            endpoint(("POST", "PUT", "PATCH"), update_event, _item_permission(cal.EVENT_TYPE, "edit"),
+            endpoint(("GET",), get_event, arguments={**ident, "password": arg("The event password", "string")}),
+            endpoint(("DELETE",), delete_event, args.item_permission(cal.EVENT_TYPE, "delete"), ident),
+            endpoint(("POST", "PUT", "PATCH"), update_event, args.item_permission(cal.EVENT_TYPE, "edit"),
                      {**ident, **event_write_args(creating=False)}),
         ], name=name))
     for content_type in (cal.VENUE_TYPE, cal.ORGANIZER_TYPE):
-        what = _what(content_type)
-        item_id = {"id": arg(f"the {what} post ID", "integer", required=True, validate=_existing_one(content_type))}
-        item_slug = {"slug": arg(f"the {what} post name", "string", required=True, validate=_slug_of(content_type))}
-        found.append(Route(NAMESPACE, f"/{what}s", [
-            endpoint(("GET",), _linked_list(content_type), args=linked_archive_args(content_type)),
-            endpoint(("POST",), _linked_create(content_type), _create_permission(content_type),
-                     linked_write_args(content_type, creating=True)),
-        ], name=f"cal.{what}s"))
-        for path, ident, name in ((f"/{what}s/(?P<id>\\d+)", item_id, f"cal.{what}s.item"),
-                                  (f"/{what}s/by-slug/(?P<slug>[^/]+)", item_slug, f"cal.{what}s.by-slug")):
-            found.append(Route(NAMESPACE, path, [
-                endpoint(("GET",), _linked_get(content_type), args=ident),
-                endpoint(("DELETE",), _linked_delete(content_type), _item_permission(content_type, "delete"), ident),
-                endpoint(("POST", "PUT", "PATCH"), _linked_update(content_type), _item_permission(content_type, "edit"),
-                         {**ident, **linked_write_args(content_type, creating=False)}),
-            ], name=name))
+        found.extend(cal_linked.routes_of(content_type, endpoint))
     return found

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..calendar import terms as cal_terms
 from ..calendar.definitions import CATEGORY_TAXONOMY, EVENT_TYPE
+from ..calendar.values import as_list
 from ..content import terms as tax_store
 from ..content.taxonomies import Taxonomy
 from ..content.terms import Term, TermError, TermQuery
@@ -32,7 +33,7 @@ from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from .base import Api
-from .cal_events import NAMESPACE, _positive_int, arg, as_list
+from .cal_args import NAMESPACE, arg, positive_int
 from .cms_terms import TermsController, term_route
 from .scope import context_of, scope_of
 
@@ -118,8 +119,8 @@ class TermRoutes:
     def archive_args(self) -> dict[str, dict[str, Any]]:
         what = "event categories" if self.taxonomy.hierarchical else "event tags"
         args: dict[str, dict[str, Any]] = {
-            "page": arg("The archive page to return", "integer", default=1, validate=_positive_int),
-            "per_page": arg(f"The number of {what} to return on each page", "integer", validate=_positive_int),
+            "page": arg("The archive page to return", "integer", default=1, validate=positive_int),
+            "per_page": arg(f"The number of {what} to return on each page", "integer", validate=positive_int),
             "search": arg("Limit results to those matching a string", "string", validate=_text),
             "exclude": arg("Ensure result set exclude specific IDs", "array", validate=self._terms_exist, sanitize=_as_sent),
             "include": arg("Limit result set to specific IDs", "array", validate=self._terms_exist, sanitize=_as_sent),

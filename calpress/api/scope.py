@@ -7,7 +7,9 @@ during one request, each in a typed slot:
 * the records loaded so far (items, users, terms), so that permission checks, handlers and
   the target hints of an answer's links read each record once;
 * the permission target of the route (the item or user it addresses), resolved once by the
-  permission check and reused by the handler.
+  permission check and reused by the handler;
+* the images downloaded for the request's ``image`` arguments (by URL): fetched once, while the
+  arguments are checked, before any transaction, and stored by the write that follows.
 
 Sub-requests for an answer's links share the loaded records with their parent; batch
 sub-requests do not (see rest/scope.py).
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from ..auth.users import User
     from ..content.items import Item
     from ..content.terms import Term
+    from ..media.attachments import RemoteImage
     from ..rest.request import RestRequest
     from ..site import Site
 
@@ -46,6 +49,7 @@ class ApiScope(Scope):
         "actions",
         "target",
         "edits_some_type",
+        "images",
     )
 
     def __init__(self, site: Site, request: RestRequest, parent: ApiScope | None = None, *, share: bool = False) -> None:
@@ -65,6 +69,8 @@ class ApiScope(Scope):
         self.actions: dict[str, list[str]] = shared.actions if shared else {}
         self.target: Any = UNSET
         self.edits_some_type: bool | None = None
+        # URL -> the image downloaded from it, or None when refused or failed (media.attachments.Downloads)
+        self.images: dict[str, RemoteImage | None] = shared.images if shared else {}
 
     def child(self, request: Any, *, share: bool) -> ApiScope:
         return ApiScope(self.site, request, self, share=share)

@@ -28,8 +28,9 @@ def _event_ids(description: str) -> dict[str, Any]:
 
 
 # The meta the calendar registers with show_in_rest for every content type (the reference's
-# items show these keys in ``meta`` whatever their type), in its order.
-META: dict[str, dict[str, Any]] = {
+# items show these keys in ``meta`` whatever their type), in its order: the events' keys, then the
+# organizers' and the venues' (their fields are listed in :mod:`.fields`).
+EVENT_META: dict[str, dict[str, Any]] = {
     "_EventAllDay": {"type": "boolean"},
     "_EventTimezone": {"type": "string"},
     "_EventStartDate": {"type": "string"},
@@ -48,22 +49,6 @@ META: dict[str, dict[str, Any]] = {
     "_EventTimeRangeSeparator": {"type": "string"},
     "_EventOrganizerID": {"type": "array", "single": False, "items": _event_ids("Event Organizers")},
     "_EventVenueID": {"type": "array", "single": False, "items": _event_ids("Event Venue")},
-    "_OrganizerEmail": {"type": "string"},
-    "_OrganizerPhone": {"type": "string"},
-    "_OrganizerWebsite": {"type": "string"},
-    "_VenueAddress": {"type": "string"},
-    "_VenueCity": {"type": "string"},
-    "_VenueCountry": {"type": "string"},
-    "_VenueProvince": {"type": "string"},
-    "_VenueState": {"type": "string"},
-    "_VenueZip": {"type": "string"},
-    "_VenuePhone": {"type": "string"},
-    "_VenueURL": {"type": "string"},
-    "_VenueStateProvince": {"type": "string"},
-    "_VenueLat": {"type": "string"},
-    "_VenueLng": {"type": "string"},
-    "_VenueShowMap": {"type": "boolean"},
-    "_VenueShowMapLink": {"type": "boolean"},
 }
 
 
@@ -167,7 +152,9 @@ def register(registry: ContentRegistry) -> None:
     ))
     # The calendar classifies events with the core's tags too.
     registry.attach_taxonomy("post_tag", EVENT_TYPE)
-    for name, registration in META.items():
+    from .fields import meta_registrations  # the field tables build on these definitions
+
+    for name, registration in {**EVENT_META, **meta_registrations()}.items():
         registry.add_meta(name, registration)
 
     from .events import unlink_trashed  # the event service builds on these definitions

@@ -91,7 +91,7 @@ def _linked(conn: sa.Connection, ctx: Context, content_type: str, count: int, rn
                                            "website": f"https://organizer{n + 1}.example.org"})
         data.status = "publish"
         changes = ItemChanges(title=data.title, content=data.description, status="publish",
-                              meta=cal._linked_meta(content_type, data))
+                              meta=cal.linked_meta(content_type, data))
         ids.append(create_item(conn, ctx, ctx.registry.types[content_type], changes).id)
     return ids
 

@@ -1,20 +1,18 @@
 """The calendar's data: events (an item of ``cal_events`` plus a typed ``events`` row), venues and
 organizers (items whose attributes live in ``posts.meta`` under the reference's meta keys, so
-cms/v2 shows the same records), and the links between them.
+cms/v2 shows the same records; :mod:`.fields` lists them), and the links between them.
 
-Writes go through :mod:`calpress.content.items` (one transaction, slugs, statuses, terms) and
-add the event row, the links and the meta mirror the reference keeps (``_EventStartDate``...).
-Reads load a page of events with everything embedded in a fixed number of statements, whatever
-the page size: the page (posts joined to events), the links joined to the linked items, the
-terms, the images. Listing totals are cached per query and keyed by the content counter that
-every write bumps (:func:`calpress.store.changes.record`).
+Writes take a typed input (``EventInput``, ``LinkedInput``: :mod:`.input` reads them from loose
+data) and go through :mod:`calpress.content.items` (one transaction, slugs, statuses, terms),
+adding the event row, the links and the meta mirror the reference keeps (``_EventStartDate``...).
+Reads load calendar items with everything their representations embed (:func:`load_items`) in a
+fixed number of statements; listings are :mod:`.listing`'s.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,32 +24,14 @@ from ..compat.strtotime import parse_datetime
 from ..content import items as item_service
 from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
+from ..media import attachments
 from ..rest.errors import RestError
-from ..store.changes import read_generation
-from ..store.tables import event_links, events, posts, term_links
+from ..store.tables import event_links, events, posts
 from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
+from .fields import EXACT, WORDS, kind_of
 
-# Venue and organizer attributes: public name -> meta key (the reference's keys).
-VENUE_FIELDS: dict[str, str] = {
-    "address": "_VenueAddress",
-    "city": "_VenueCity",
-    "country": "_VenueCountry",
-    "province": "_VenueProvince",
-    "state": "_VenueState",
-    "zip": "_VenueZip",
-    "phone": "_VenuePhone",
-    "website": "_VenueURL",
-    "stateprovince": "_VenueStateProvince",
-}
-ORGANIZER_FIELDS: dict[str, str] = {"phone": "_OrganizerPhone", "website": "_OrganizerWebsite", "email": "_OrganizerEmail"}
-VENUE_SHOW_MAP = "_VenueShowMap"
-VENUE_SHOW_MAP_LINK = "_VenueShowMapLink"
 LINEAGE_KEY = "_cal_global_id_lineage"
-
-# The statuses an editor's "any" covers: every registered status but trash and auto-draft.
-ANY_EXCLUDED = ("trash", "auto-draft")
-_US_NAMES = frozenset({"", "us", "usa", "united states", "united states of america"})
 
 
 class CalendarError(RestError):
@@ -176,13 +156,13 @@ class EventRow:
     hidden: bool
 
 
-_EVENT_COLUMNS = (
+EVENT_COLUMNS = (
     events.c.start_local, events.c.end_local, events.c.start_utc, events.c.end_utc, events.c.timezone,
     events.c.all_day, events.c.featured, events.c.sticky, events.c.hidden,
 )
 
 
-def _event_row(row: Any) -> EventRow:
+def event_row(row: Any) -> EventRow:
     return EventRow(
         start_local=row.start_local, end_local=row.end_local, start_utc=row.start_utc, end_utc=row.end_utc,
         timezone=row.timezone or "", all_day=bool(row.all_day), featured=bool(row.featured),
@@ -200,22 +180,35 @@ class Loaded:
     organizers: dict[int, list[int]] = field(default_factory=dict)
     linked: dict[int, Item] = field(default_factory=dict)
     terms: dict[int, dict[str, list[Any]]] = field(default_factory=dict)
+    images: dict[int, Any] = field(default_factory=dict)  # attachment id -> image object (False: none)
 
 
-def get_calendar_item(conn: sa.Connection, item_id: int) -> Item | None:
-    return item_service.get_item(conn, item_id)
-
-
-def load_items(conn: sa.Connection, found: Sequence[Item], *, with_event_rows: bool = True) -> Loaded:
-    """Links, linked items and terms of ``found`` (events, venues or organizers) in at most three
-    statements, plus one for the event rows when they were not loaded with the page."""
+def load_items(
+    conn: sa.Connection, ctx: Context, found: Sequence[Item], *, event_rows: dict[int, EventRow] | None = None
+) -> Loaded:
+    """Everything the representations of ``found`` (events, venues or organizers) embed, in at
+    most four statements: the event rows (unless loaded with the page: ``event_rows``), the links
+    joined to the linked items, the terms, and the featured images of all of them."""
     loaded = Loaded(items=list(found))
     event_ids = [item.id for item in found if item.type == EVENT_TYPE]
-    if not event_ids:
-        return loaded
-    if with_event_rows:
-        for row in conn.execute(sa.select(events.c.post_id, *_EVENT_COLUMNS).where(events.c.post_id.in_(event_ids))):
-            loaded.event_rows[row.post_id] = _event_row(row)
+    if event_ids:
+        _load_event_data(conn, loaded, event_ids, event_rows)
+    loaded.images = _images(conn, ctx.home, [*loaded.items, *loaded.linked.values()])
+    return loaded
+
+
+def _images(conn: sa.Connection, home: str, found: Sequence[Item]) -> dict[int, Any]:
+    return attachments.image_objects(conn, home, {item.featured_media for item in found if item.featured_media})
+
+
+def _load_event_data(
+    conn: sa.Connection, loaded: Loaded, event_ids: list[int], event_rows: dict[int, EventRow] | None
+) -> None:
+    if event_rows is not None:
+        loaded.event_rows = event_rows
+    else:
+        for row in conn.execute(sa.select(events.c.post_id, *EVENT_COLUMNS).where(events.c.post_id.in_(event_ids))):
+            loaded.event_rows[row.post_id] = event_row(row)
     linked_alias = posts.alias("linked")
     rows = conn.execute(
         sa.select(event_links.c.event_id, event_links.c.kind, linked_alias)
@@ -229,12 +222,11 @@ def load_items(conn: sa.Connection, found: Sequence[Item], *, with_event_rows: b
         if row.id not in loaded.linked:
             loaded.linked[row.id] = Item.from_row(row)
     loaded.terms = term_store.get_object_terms(conn, event_ids, [CATEGORY_TAXONOMY, "post_tag"])
-    return loaded
 
 
 def get_event_row(conn: sa.Connection, event_id: int) -> EventRow | None:
-    row = conn.execute(sa.select(*_EVENT_COLUMNS).where(events.c.post_id == event_id)).first()
-    return _event_row(row) if row is not None else None
+    row = conn.execute(sa.select(*EVENT_COLUMNS).where(events.c.post_id == event_id)).first()
+    return event_row(row) if row is not None else None
 
 
 def slug_to_id(conn: sa.Connection, content_type: str, slug: str) -> int | None:
@@ -257,324 +249,49 @@ def existing_ids(conn: sa.Connection, content_type: str, ids: Iterable[int]) -> 
     )
 
 
-# -- listing --------------------------------------------------------------------------------------
-
-
-@dataclass
-class EventQuery:
-    """What ``GET /events`` asks for, after defaults (all wall times in the site's zone)."""
-
-    statuses: list[str] | None  # None: "any" (every status but trash and auto-draft)
-    page: int = 1
-    per_page: int = 10
-    start: dt.datetime | None = None  # event start >= start
-    end: dt.datetime | None = None  # event end <= end
-    starts_before: dt.datetime | None = None
-    starts_after: dt.datetime | None = None
-    ends_before: dt.datetime | None = None
-    ends_after: dt.datetime | None = None
-    search: str | None = None
-    categories: list[int] | None = None
-    tags: list[int] | None = None
-    venues: list[int] | None = None
-    organizers: list[int] | None = None
-    featured: bool | None = None
-    include: list[int] | None = None
-    parent: int | None = None
-
-    def key(self) -> tuple[Any, ...]:
-        return tuple(
-            tuple(v) if isinstance(v, list) else v
-            for k, v in self.__dict__.items()
-            if k not in ("page", "per_page")
-        )
-
-
-def _status_condition(column: Any, statuses: list[str] | None) -> Any:
-    if statuses is None:
-        return column.notin_(ANY_EXCLUDED)
-    return column.in_(statuses) if len(statuses) != 1 else column == statuses[0]
-
-
-def _linked_condition(kind: str, ids: list[int]) -> Any:
-    return sa.exists(
-        sa.select(event_links.c.event_id).where(
-            event_links.c.event_id == events.c.post_id, event_links.c.kind == kind, event_links.c.linked_id.in_(ids)
-        )
-    )
-
-
-def _event_conditions(conn: sa.Connection, query: EventQuery, *, paging: bool = False) -> list[Any]:
-    type_column, status_column = posts.c.type, posts.c.status
-    if paging and conn.dialect.name == "sqlite" and not query.include:
-        # SQLite's planner would start from the posts (type, status) index and sort the whole
-        # window; a unary plus hides that index, so the scan runs along events.start_local in
-        # the listing's order and stops at the page: constant cost whatever the table's size.
-        type_column, status_column = sa.literal_column("+posts.type"), sa.literal_column("+posts.status")
-    where: list[Any] = [type_column == EVENT_TYPE, _status_condition(status_column, query.statuses)]
-    if query.start is not None:
-        where.append(events.c.start_local >= query.start)
-    if query.end is not None:
-        where.append(events.c.end_local <= query.end)
-    if query.starts_before is not None:
-        where.append(events.c.start_local <= query.starts_before)
-    if query.starts_after is not None:
-        where.append(events.c.start_local >= query.starts_after)
-    if query.ends_before is not None:
-        where.append(events.c.end_local <= query.ends_before)
-    if query.ends_after is not None:
-        where.append(events.c.end_local >= query.ends_after)
-    if query.featured is not None:
-        where.append(events.c.featured.is_(query.featured))
-    if query.include:
-        where.append(posts.c.id.in_(query.include))
-    if query.parent is not None:
-        where.append(posts.c.parent == query.parent)
-    if query.venues:
-        where.append(_linked_condition("venue", query.venues))
-    if query.organizers:
-        where.append(_linked_condition("organizer", query.organizers))
-    for ids in (query.categories, query.tags):
-        if ids is not None:
-            where.append(
-                sa.exists(
-                    sa.select(term_links.c.object_id).where(
-                        term_links.c.object_id == posts.c.id, term_links.c.term_id.in_(ids or [0])
-                    )
-                )
-            )
-    if query.search:
-        where.append(_search_condition(conn, query.search, (posts.c.title, posts.c.content, posts.c.excerpt)))
-    return where
-
-
-def search_words(text: str) -> list[str]:
-    """The CMS search's words: quoted phrases kept whole, the rest split on spaces and commas."""
-    words, _ = item_service.search_terms(text)
-    return words
-
-
-def _search_condition(conn: sa.Connection, text: str, columns: Sequence[Any]) -> Any:
-    """Every word in at least one of ``columns`` (case-insensitive substring), as the CMS search."""
-    words = search_words(text) or [text.strip()]
-    clauses = []
-    for word in words:
-        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        clauses.append(sa.or_(*(column.ilike(pattern, escape="\\") for column in columns)))
-    return sa.and_(*clauses)
-
-
-class TotalsCache:
-    """Listing totals per query, valid while the content counter is unchanged (bounded)."""
-
-    def __init__(self, limit: int = 2048) -> None:
-        self._lock = threading.Lock()
-        self._values: dict[tuple[Any, ...], tuple[int, int]] = {}
-        self._limit = limit
-
-    def get(self, key: tuple[Any, ...], generation: int) -> int | None:
-        found = self._values.get(key)
-        return found[1] if found is not None and found[0] == generation else None
-
-    def put(self, key: tuple[Any, ...], generation: int, total: int) -> None:
-        with self._lock:
-            if len(self._values) >= self._limit:
-                self._values.clear()
-            self._values[key] = (generation, total)
-
-
-_totals = TotalsCache()
-
-
-def query_events(
-    conn: sa.Connection, query: EventQuery, generation: int | None = None
-) -> tuple[list[Item], dict[int, EventRow], int]:
-    """A page of events (items and their event rows) and the total, in two statements (three
-    when the total is not cached yet). Ordered by start, then publication date, then id; with
-    ``include``, by publication date then id."""
-    where = _event_conditions(conn, query)
-    key = ("events", conn.engine.url.render_as_string(), *query.key())
-    if generation is None:
-        generation = read_generation(conn)
-    total = _totals.get(key, generation)
-    if total is None:
-        total = conn.execute(
-            sa.select(sa.func.count()).select_from(events.join(posts, posts.c.id == events.c.post_id)).where(*where)
-        ).scalar_one()
-        _totals.put(key, generation, total)
-    if not total:
-        return [], {}, 0
-    order = (
-        [posts.c.date_local, posts.c.id] if query.include else [events.c.start_local, posts.c.date_local, posts.c.id]
-    )
-    rows = conn.execute(
-        sa.select(posts, *_EVENT_COLUMNS)
-        .select_from(events.join(posts, posts.c.id == events.c.post_id))
-        .where(*_event_conditions(conn, query, paging=True))
-        .order_by(*order)
-        .limit(query.per_page)
-        .offset((query.page - 1) * query.per_page)
-    ).all()
-    found = [Item.from_row(row) for row in rows]
-    return found, {row.id: _event_row(row) for row in rows}, total
-
-
-@dataclass
-class LinkedQuery:
-    """What ``GET /venues`` or ``GET /organizers`` asks for."""
-
-    content_type: str
-    statuses: list[str] | None
-    page: int = 1
-    per_page: int = 10
-    search: str | None = None
-    event: int | None = None
-    has_events: bool | None = None
-    only_with_upcoming: bool = False
-    upcoming_statuses: list[str] | None = None
-    now_local: dt.datetime | None = None
-
-    def key(self) -> tuple[Any, ...]:
-        return tuple(
-            tuple(v) if isinstance(v, list) else v for k, v in self.__dict__.items() if k not in ("page", "per_page")
-        )
-
-
-_SEARCH_SPLIT = re.compile(r"[^\w-]+", re.UNICODE)
-
-
-def linked_search_fragments(text: str) -> list[str]:
-    """calendar-api.md 3.2: fragments split on every run of characters that are not letters,
-    digits or ``-``."""
-    return [part for part in _SEARCH_SPLIT.split(text.replace("_", " ")) if part]
-
-
-def _linked_search(items: list[Item], content_type: str, text: str) -> list[Item]:
-    fragments = [f.lower() for f in linked_search_fragments(text)]
-    if not fragments:
-        return items
-    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
-    searchable = [k for k in keys if content_type == ORGANIZER_TYPE or k not in ("country", "website")]
-
-    def fields(item: Item) -> list[str]:
-        values = [item.title, item.content, item.excerpt]
-        values += [str(item.meta.get(keys[name]) or "") for name in searchable]
-        return values
-
-    return [item for item in items if any(all(f in value.lower() for f in fragments) for value in fields(item))]
-
-
-def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None = None) -> tuple[list[Item], int]:
-    """A page of venues or organizers and the total. Newest first (post date, then id)."""
-    kind = "venue" if query.content_type == VENUE_TYPE else "organizer"
-    where: list[Any] = [posts.c.type == query.content_type, _status_condition(posts.c.status, query.statuses)]
-    if query.event is not None:
-        where.append(
-            sa.exists(
-                sa.select(event_links.c.linked_id).where(
-                    event_links.c.linked_id == posts.c.id, event_links.c.kind == kind, event_links.c.event_id == query.event
-                )
-            )
-        )
-    event_posts = posts.alias("event_posts")
-    if query.has_events is not None:
-        with_events = sa.exists(
-            sa.select(event_links.c.linked_id)
-            .join(event_posts, event_posts.c.id == event_links.c.event_id)
-            .where(
-                event_links.c.linked_id == posts.c.id,
-                event_links.c.kind == kind,
-                # calendar-api.md 3.2, as the reference: every event but a draft or pending one
-                # counts, a trashed one too (it keeps its venue until deleted for good).
-                event_posts.c.status.notin_(("draft", "pending", "auto-draft")),
-            )
-        )
-        where.append(with_events if query.has_events else sa.not_(with_events))
-    if query.only_with_upcoming:
-        where.append(
-            sa.exists(
-                sa.select(event_links.c.linked_id)
-                .join(event_posts, event_posts.c.id == event_links.c.event_id)
-                .join(events, events.c.post_id == event_links.c.event_id)
-                .where(
-                    event_links.c.linked_id == posts.c.id,
-                    event_links.c.kind == kind,
-                    _status_condition(event_posts.c.status, query.upcoming_statuses),
-                    events.c.start_local >= query.now_local,
-                )
-            )
-        )
-    order = [posts.c.date_local.desc(), posts.c.id.desc()]
-    if query.search:
-        rows = conn.execute(sa.select(posts).where(*where).order_by(*order)).all()
-        matched = _linked_search([Item.from_row(row) for row in rows], query.content_type, query.search)
-        start = (query.page - 1) * query.per_page
-        return matched[start:start + query.per_page], len(matched)
-    key = (kind, conn.engine.url.render_as_string(), *query.key())
-    if generation is None:
-        generation = read_generation(conn)
-    total = _totals.get(key, generation)
-    if total is None:
-        total = conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one()
-        _totals.put(key, generation, total)
-    if not total:
-        return [], 0
-    rows = conn.execute(
-        sa.select(posts).where(*where).order_by(*order).limit(query.per_page).offset((query.page - 1) * query.per_page)
-    ).all()
-    return [Item.from_row(row) for row in rows], total
-
-
 # -- writing --------------------------------------------------------------------------------------
 
 
 @dataclass
 class LinkedInput:
-    """A venue or organizer to create (or reuse) from an inline object or its own route."""
+    """A venue or organizer to create (or reuse) from an inline object or its own route.
+    ``fields`` are the text and URL fields given and ``flags`` the flags given, by wire name
+    (:mod:`.fields`)."""
 
     title: str | None = None
     description: str | None = None
     excerpt: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
-    show_map: bool | None = None
-    show_map_link: bool | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
     author: int | None = None
     date: tuple[dt.datetime, dt.datetime] | None = None
     status: str | None = None
     image: int | None = None  # attachment id; 0 removes
 
 
-def derived_stateprovince(fields: dict[str, str]) -> str:
-    """``stateprovince`` when none is given: the state in the US (or without a country), else the
-    province."""
-    state = fields.get("state") or ""
-    if state and (fields.get("country") or "").strip().lower() in _US_NAMES:
-        return state
-    return fields.get("province") or ""
-
-
-def _linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
-    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
-    meta: dict[str, Any] = {}
-    fields = dict(data.fields)
-    if content_type == VENUE_TYPE and not fields.get("stateprovince"):
-        # As the reference saves a venue, on create and on update alike: a missing or empty
-        # stateprovince is derived from the state or province *given with this write*, so an
-        # update that names none of the three clears it (spec/examples: "Update a venue").
-        fields["stateprovince"] = derived_stateprovince(fields)
-    for name, value in fields.items():
-        if name in keys:
-            meta[keys[name]] = value if value != "" else None
-    if content_type == VENUE_TYPE:
+def linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
+    """The meta a venue or organizer write stores: the fields given (empty ones removed), the
+    derived ones, and every flag."""
+    kind = kind_of(content_type)
+    values = dict(data.fields)
+    for derived in kind.values:
+        if derived.derive is not None and not values.get(derived.name):
+            # As the reference saves a venue, on create and on update alike: a missing or empty
+            # stateprovince is derived from the state or province *given with this write*, so an
+            # update that names none of the three clears it (spec/examples: "Update a venue").
+            values[derived.name] = derived.derive(values)
+    keys = {f.name: f.meta_key for f in kind.values}
+    meta: dict[str, Any] = {keys[name]: value if value != "" else None for name, value in values.items() if name in keys}
+    for flag in kind.flags:
         # The flags are stored on every save, as the reference does: true unless given falsy.
-        meta[VENUE_SHOW_MAP] = True if data.show_map is None else data.show_map
-        meta[VENUE_SHOW_MAP_LINK] = True if data.show_map_link is None else data.show_map_link
+        meta[flag.meta_key] = data.flags.get(flag.name, True)
     return meta
 
 
 def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) -> int | None:
     """An existing venue/organizer equal, case-insensitively, in every non-empty field given
-    (calendar-api.md 4.8, 4.9); the address matches when it contains every word given."""
+    among the type's duplicate fields (calendar-api.md 4.8, 4.9); an address matches when it
+    contains every word given."""
     if not data.title:
         return None
     rows = conn.execute(
@@ -582,7 +299,7 @@ def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) ->
         .where(posts.c.type == content_type, posts.c.status != "trash", sa.func.lower(posts.c.title) == data.title.lower())
         .order_by(posts.c.id)
     ).all()
-    keys = VENUE_FIELDS if content_type == VENUE_TYPE else ORGANIZER_FIELDS
+    compared = kind_of(content_type).duplicates
     for row in rows:
         item = Item.from_row(row)
         same = True
@@ -590,15 +307,14 @@ def find_duplicate(conn: sa.Connection, content_type: str, data: LinkedInput) ->
             if given and given.strip().lower() != (stored or "").strip().lower():
                 same = False
         for name, value in data.fields.items():
-            if not value or name not in keys:
+            rule = compared.get(name)
+            if not value or rule is None:
                 continue
-            stored = str(item.meta.get(keys[name]) or "").lower()
-            if name == "address":
+            stored = str(item.meta.get(rule.meta_key) or "").lower()
+            if rule.duplicate == WORDS:
                 if not all(word in stored for word in value.lower().split()):
                     same = False
-            elif content_type == VENUE_TYPE and name in ("country", "website"):
-                continue  # not among the venue's duplicate fields; an organizer's website is
-            elif stored != value.lower():
+            elif rule.duplicate == EXACT and stored != value.lower():
                 same = False
         if same:
             return item.id
@@ -624,7 +340,7 @@ def save_linked(
         author=data.author,
         date=data.date,
         featured_media=data.image,
-        meta=_linked_meta(content_type, data),
+        meta=linked_meta(content_type, data),
     )
     if before is None:
         return item_service.create_item(conn, ctx, ctx.registry.types[content_type], changes), True

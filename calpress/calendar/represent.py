@@ -20,9 +20,12 @@ from ..content.items import Context, Item
 from ..content.rendering.autop import wpautop
 from ..content.rendering.texturize import wptexturize
 from . import events as cal
+from .fields import GEO, ORGANIZER, VENUE
 from .terms import RouteUrl, embedded_term
 
 DETAIL_KEYS = ("year", "month", "day", "hour", "minutes", "seconds")
+# The keys of a venue's schema.org PostalAddress, in the reference's order (fields.py maps them).
+_POSTAL_ADDRESS = ("streetAddress", "addressLocality", "addressRegion", "postalCode", "addressCountry")
 EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_code": "", "values": []}
 
 
@@ -64,13 +67,12 @@ def obfuscated_email(email: str) -> str:
 @dataclass
 class Builder:
     """Builds representations for one request: the site context, ``url`` (builds the URL of a
-    named REST route: ``url("cal.events.item", id=5)``), and the images of the page (attachment
-    id -> image object or False)."""
+    named REST route: ``url("cal.events.item", id=5)``), and what :func:`events.load_items`
+    loaded (the images of the page included)."""
 
     ctx: Context
     url: RouteUrl
     loaded: cal.Loaded
-    images: dict[int, Any]
     single: bool = False
     password: str | None = None
     can_edit: Callable[[Item], bool] | None = None
@@ -98,7 +100,7 @@ class Builder:
 
     def image(self, item: Item) -> Any:
         media_id = item.featured_media
-        return self.images.get(media_id, False) if media_id else False
+        return self.loaded.images.get(media_id, False) if media_id else False
 
     # -- venue and organizer -------------------------------------------------------------------
 
@@ -110,26 +112,26 @@ class Builder:
         data["excerpt"] = _excerpt(item.excerpt)
         data["slug"] = item.slug
         data["image"] = self.image(item)
-        fields = {name: str(item.meta.get(key) or "") for name, key in cal.VENUE_FIELDS.items()}
+        fields = {f.name: str(item.meta.get(f.meta_key) or "") for f in VENUE.values}
         data.update(fields)
-        lat, lng = item.meta.get("_VenueLat"), item.meta.get("_VenueLng")
-        if lat not in (None, "") and lng not in (None, ""):
-            data["geo_lat"], data["geo_lng"] = lat, lng
+        geo = {f.name: item.meta.get(f.meta_key) for f in VENUE.of_kind(GEO)}
+        if all(value not in (None, "") for value in geo.values()):
+            data.update(geo)
         if single:
             data["json_ld"] = self._venue_ld(item, fields)
         data = {key: value for key, value in data.items() if value not in ("", 0, False, None, [], {})}
-        data["show_map"] = bool(item.meta.get(cal.VENUE_SHOW_MAP, True))
-        data["show_map_link"] = bool(item.meta.get(cal.VENUE_SHOW_MAP_LINK, True))
+        for flag in VENUE.flags:
+            data[flag.name] = bool(item.meta.get(flag.meta_key, True))
         data.update(self._global_ids(item))
         return data
 
     def _venue_ld(self, item: Item, fields: dict[str, str]) -> dict[str, Any]:
         address = {"@type": "PostalAddress"}
-        for ld_key, name in (
-            ("streetAddress", "address"), ("addressLocality", "city"), ("addressRegion", "stateprovince"),
-            ("postalCode", "zip"), ("addressCountry", "country"),
-        ):
-            value = fields.get(name) or (fields.get("state") if name == "stateprovince" else "")
+        parts = VENUE.address_parts
+        for ld_key in _POSTAL_ADDRESS:
+            name = parts[ld_key].name
+            # the region falls back on the state, as the reference's
+            value = fields.get(name) or (fields.get("state") if ld_key == "addressRegion" else "")
             if value:
                 address[ld_key] = value
         found: dict[str, Any] = {
@@ -151,8 +153,8 @@ class Builder:
         data["excerpt"] = _excerpt(item.excerpt)
         data["slug"] = item.slug
         data["image"] = self.image(item)
-        for name, key in cal.ORGANIZER_FIELDS.items():
-            data[name] = str(item.meta.get(key) or "")
+        for f in ORGANIZER.values:
+            data[f.name] = str(item.meta.get(f.meta_key) or "")
         if single:
             ld: dict[str, Any] = {
                 "@type": "Person",

@@ -3,7 +3,9 @@
 What the calendar needs today (calendar-api.md 2.5 and the ``image`` argument of 4.1): store an
 image with the reference's sub-sizes and metadata, resolve an ``image`` argument (an attachment
 id, the URL of a stored image, or a URL to fetch), and build the image objects of a whole page of
-items in one query. The ``cms/v2/media`` routes will build on the same functions.
+items in one query. A remote image is fetched through the site's guarded client (``site.http``,
+:mod:`calpress.net`) while the argument is checked, before any transaction, and the write stores
+the bytes fetched then (``Downloads``). The ``cms/v2/media`` routes will build on the same functions.
 
 Metadata follows the reference's ``_wp_attachment_metadata`` (width, height, file, filesize,
 sizes by name with file, width, height, mime-type, filesize), kept in ``posts.meta``; the file
@@ -14,9 +16,8 @@ from __future__ import annotations
 
 import io
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -24,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 import sqlalchemy as sa
 from PIL import Image, UnidentifiedImageError
 
+from .. import net
 from ..content.items import Context, now_utc, to_local
 from ..content.slugs import sanitize_title
 from ..rest.errors import RestError
@@ -41,7 +43,6 @@ IMAGE_FORMATS = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "GI
 SIZES = (("thumbnail", 150, 150, True), ("medium", 300, 300, False), ("medium_large", 768, 0, False),
          ("large", 1024, 1024, False), ("1536x1536", 1536, 1536, False), ("2048x2048", 2048, 2048, False))
 MAX_DOWNLOAD = 20 * 1024 * 1024
-FETCH_TIMEOUT = 10.0
 
 
 def invalid_image() -> RestError:
@@ -195,6 +196,7 @@ def image_objects(conn: sa.Connection, home: str, ids: Iterable[int]) -> dict[in
 # -- the ``image`` argument -----------------------------------------------------------------------
 
 _DIGITS = re.compile(r"\d+")
+_IMAGE_TYPES = frozenset(mime for mime, _ in IMAGE_FORMATS.values())
 
 
 def _image_attachment(conn: sa.Connection, attachment_id: int) -> bool:
@@ -223,20 +225,36 @@ def attachment_by_url(conn: sa.Connection, home: str, url: str) -> int | None:
     return None
 
 
-def fetch(url: str, *, method: str = "GET", limit: int = MAX_DOWNLOAD) -> tuple[int, str, bytes]:
-    """(status, content type, body up to ``limit`` bytes) of an outbound HTTP request; status 0
-    when the address cannot be reached."""
-    request = urllib.request.Request(url, method=method, headers={"User-Agent": "calpress"})
+@dataclass(frozen=True)
+class RemoteImage:
+    """An image downloaded for an ``image`` argument: ``url`` as given, the body and its type."""
+
+    url: str
+    data: bytes
+    content_type: str
+
+
+# What the downloads of one request gave, by URL: the answer, or None when the address was refused
+# or the fetch failed. Each URL is fetched at most once per request.
+Downloads = dict[str, RemoteImage | None]
+
+
+def fetch(client: net.Client, url: str) -> RemoteImage | None:
+    """GET ``url`` through the site's guarded client: what it answered, or None when the address
+    is refused (net.py's policy: loopback, private networks, closed ports...), the request fails,
+    or the answer is not a 200 with a body. Never call it inside a write transaction."""
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as response:  # noqa: S310 (http(s) only, checked)
-            body = response.read(limit + 1) if method == "GET" else b""
-            if len(body) > limit:
-                return 413, "", b""
-            return response.status, response.headers.get_content_type(), body
-    except urllib.error.HTTPError as err:
-        return err.code, "", b""
-    except (urllib.error.URLError, OSError, ValueError):
-        return 0, "", b""
+        answer = client.get(url, max_bytes=MAX_DOWNLOAD)
+    except net.OutboundError:
+        return None
+    if answer.status != 200 or not answer.content:
+        return None
+    return RemoteImage(url, answer.content, answer.content_type)
+
+
+def _usable(image: RemoteImage | None) -> bool:
+    """Whether a download passes the argument check: an image type, as the answer says."""
+    return image is not None and image.content_type in _IMAGE_TYPES
 
 
 def _is_http_url(value: str) -> bool:
@@ -244,48 +262,66 @@ def _is_http_url(value: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc) and not any(c.isspace() for c in value)
 
 
-def check_image_value(conn: sa.Connection, ctx: Context, value: str, user: Any) -> bool:
-    """Whether ``value`` may be given as ``image``: "", an image attachment id, or an http(s)
-    URL of a stored image or (for users who may upload) of an image that answers a HEAD request."""
-    value = value.strip()
-    if value == "":
-        return True
-    if _DIGITS.fullmatch(value):
-        return _image_attachment(conn, int(value))
-    if not _is_http_url(value):
-        return False
-    if attachment_by_url(conn, ctx.home, value) is not None:
-        return True
-    if not (user and user.can("upload_files")):
-        return False
-    status, content_type, _ = fetch(value, method="HEAD")
-    return status == 200 and content_type in {mime for mime, _ in IMAGE_FORMATS.values()}
-
-
-def resolve_image(conn: sa.Connection, ctx: Context, value: str, user: Any, uploads_dir: Path | None = None) -> int:
-    """The attachment id an ``image`` argument stands for (0 removes the image), downloading and
-    storing a remote image when needed. Raises the reference's 400 when it cannot."""
+def _image_value(conn: sa.Connection, ctx: Context, value: str, user: Any) -> int | str | None:
+    """What an ``image`` value stands for: an attachment id (0: no image), the URL of an image
+    to download (for users who may upload files), or None when it stands for nothing usable."""
     value = value.strip()
     if value == "":
         return 0
     if _DIGITS.fullmatch(value):
-        if not _image_attachment(conn, int(value)):
-            raise invalid_image()
-        return int(value)
+        return int(value) if _image_attachment(conn, int(value)) else None
     if not _is_http_url(value):
-        raise invalid_image()
+        return None
     found = attachment_by_url(conn, ctx.home, value)
     if found is not None:
         return found
-    if not (user and user.can("upload_files")):
+    return value if user and user.can("upload_files") else None
+
+
+def check_image_value(conn: sa.Connection, ctx: Context, value: str, user: Any, downloads: Downloads | None = None) -> bool:
+    """Whether ``value`` may be given as ``image``: "", an image attachment id, the http(s) URL
+    of a stored image, or (for users who may upload) the URL of an image in ``downloads``. No
+    network I/O: :func:`check_image` downloads first."""
+    found = _image_value(conn, ctx, value, user)
+    if isinstance(found, str):
+        return downloads is not None and _usable(downloads.get(found))
+    return found is not None
+
+
+def check_image(site: Any, ctx: Context, value: str, user: Any, downloads: Downloads) -> bool:
+    """:func:`check_image_value`, downloading a remote image first through ``site.http`` (once
+    per URL: the result is kept in ``downloads`` for the write that stores it). Runs outside any
+    transaction, and holds no connection while it fetches."""
+    if value.strip() in downloads:  # downloaded for this request already
+        return _usable(downloads[value.strip()])
+    with site.read() as conn:
+        found = _image_value(conn, ctx, value, user)
+    if not isinstance(found, str):
+        return found is not None
+    if found not in downloads:
+        downloads[found] = fetch(site.http, found)
+    return _usable(downloads[found])
+
+
+def resolve_image(
+    conn: sa.Connection, ctx: Context, value: str, user: Any, uploads_dir: Path | None = None, *,
+    downloads: Downloads | None = None,
+) -> int:
+    """The attachment id an ``image`` argument stands for (0 removes the image), storing a remote
+    image from ``downloads`` when needed (no network I/O: it runs in the write transaction; what
+    was downloaded is stored if it decodes as an image, whatever type its answer said). Raises the
+    reference's 400 when it cannot."""
+    found = _image_value(conn, ctx, value, user)
+    if found is None:
         raise invalid_image()
-    status, _, data = fetch(value)
-    if status != 200 or not data:
+    if isinstance(found, int):
+        return found
+    image = (downloads or {}).get(found)
+    if image is None:
         raise invalid_image()
     folder = uploads_dir or Path(ctx.site.settings.uploads_dir)
-    name = Path(urlsplit(value).path).name or "image"
+    name = Path(urlsplit(found).path).name or "image"
     try:
-        return create_attachment(conn, ctx, folder, data, name, author=getattr(user, "id", 0) or 0)
+        return create_attachment(conn, ctx, folder, image.data, name, author=getattr(user, "id", 0) or 0)
     except ValueError as err:
         raise invalid_image() from err
-

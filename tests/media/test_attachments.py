@@ -3,10 +3,13 @@ objects, the ``image`` argument (ids, stored URLs, downloads), and serving the u
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import io
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from urllib.parse import quote, unquote
 
 import pytest
 import sqlalchemy as sa
@@ -30,45 +33,114 @@ def store(app, data: bytes, name: str = "photo.png") -> int:
         return attachments.create_attachment(conn, context(app), app.settings.uploads_dir, data, name)
 
 
-@pytest.fixture()
-def image_server() -> Iterator[str]:
-    """A real HTTP server on loopback serving an image, a text file and 404s."""
-    body = png(400, 300, "blue")
+@dataclass
+class LoopbackServer:
+    """A real HTTP server on loopback and the requests it received, as (method, path)."""
+
+    url: str
+    port: int
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    port_open: bool = False  # whether the app's outbound policy opens this port (to any public address)
+
+    def hits(self, path: str) -> list[str]:
+        return [method for method, seen in self.requests if seen == path]
+
+    def __str__(self) -> str:  # f"{server}/image.png"
+        return self.url
+
+
+@contextlib.contextmanager
+def serving(answer) -> Iterator[LoopbackServer]:
+    """Serve on a free loopback port; ``answer(handler)`` answers every request."""
+    found = LoopbackServer("", 0)
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def _answer(self, send_body: bool) -> None:
-            if self.path == "/image.png":
-                payload, kind = body, "image/png"
-            elif self.path == "/page.html":
-                payload, kind = b"<p>not an image</p>", "text/html"
-            else:
-                self.send_response(404)
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            if send_body:
-                self.wfile.write(payload)
+        def _handle(self) -> None:
+            found.requests.append((self.command, self.path))
+            answer(self)
 
-        def do_GET(self) -> None:  # noqa: N802
-            self._answer(True)
-
-        def do_HEAD(self) -> None:  # noqa: N802
-            self._answer(False)
+        do_GET = do_HEAD = _handle  # noqa: N815
 
         def log_message(self, *args) -> None:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    found.port = server.server_address[1]
+    found.url = f"http://127.0.0.1:{found.port}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield found
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture()
+def image_server() -> Iterator[LoopbackServer]:
+    """An image server on loopback, allow-listed for the app (``outbound_allow`` below): an image,
+    a text file, a redirect to the address in ``?to=``, and 404s."""
+    body = png(400, 300, "blue")
+
+    def answer(handler) -> None:
+        path, _, query = handler.path.partition("?")
+        if path == "/redirect":
+            handler.send_response(302)
+            handler.send_header("Location", unquote(query.removeprefix("to=")))
+            handler.end_headers()
+            return
+        if path == "/image.png":
+            payload, kind = body, "image/png"
+        elif path == "/page.html":
+            payload, kind = b"<p>not an image</p>", "text/html"
+        else:
+            handler.send_response(404)
+            handler.end_headers()
+            return
+        handler.send_response(200)
+        handler.send_header("Content-Type", kind)
+        handler.send_header("Content-Length", str(len(payload)))
+        handler.end_headers()
+        if handler.command == "GET":
+            handler.wfile.write(payload)
+
+    with serving(answer) as server:
+        yield server
+
+
+@pytest.fixture(params=["closed port", "open port"])
+def trap(request) -> Iterator[LoopbackServer]:
+    """A loopback server the app must never reach: it serves an image to whatever asks, but is not
+    allow-listed. Its port is either closed to outbound requests ("closed port": refused before
+    any connection) or open (``outbound_ports``: then the loopback address is what is refused)."""
+    body = png(50, 50, "black")
+
+    def answer(handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "image/png")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    with serving(answer) as server:
+        server.port_open = request.param == "open port"
+        yield server
+
+
+@pytest.fixture()
+def outbound_allow(request) -> str:
+    """Allow-list the image server (and nothing else) for the tests that use it."""
+    if "image_server" not in request.fixturenames:
+        return ""
+    return f"127.0.0.1:{request.getfixturevalue('image_server').port}"
+
+
+@pytest.fixture()
+def outbound_ports(request) -> str:
+    ports = "80,443,8080"
+    if "trap" in request.fixturenames and request.getfixturevalue("trap").port_open:
+        ports += f",{request.getfixturevalue('trap').port}"
+    return ports
 
 
 def test_stored_images_get_the_reference_sizes_and_metadata(app):
@@ -148,22 +220,38 @@ def test_image_argument_by_url(app, accounts, admin, image_server):
     stored = store(app, png(500, 400))
     with app.site.read() as conn:
         url = conn.execute(sa.select(posts.c.guid).where(posts.c.id == stored)).scalar_one()
-    with app.site.write() as conn:
         admin_user = users.get_user(conn, admin.id)
         contributor = users.get_user(conn, accounts["contributor"].id)
-        ctx = context(app, admin.id)
+    ctx = context(app, admin.id)
+    remote = f"{image_server}/image.png"
+    bad = (f"{image_server}/page.html", f"{image_server}/missing.png", "http://127.0.0.1:9/nothing.png")
+    downloads: attachments.Downloads = {}
+    # Downloads happen before the write transaction (check_image), which then only stores them.
+    assert attachments.check_image(app.site, ctx, remote, admin_user, downloads)
+    for value in bad:
+        assert not attachments.check_image(app.site, ctx, value, admin_user, downloads), value
+    # Only users who may upload files can have a remote image fetched.
+    contributor_downloads: attachments.Downloads = {}
+    assert not attachments.check_image(app.site, ctx, remote, contributor, contributor_downloads)
+    assert contributor_downloads == {}
+    assert attachments.check_image(app.site, ctx, url, contributor, contributor_downloads)
+    with app.site.write() as conn:
         assert attachments.resolve_image(conn, ctx, url, admin_user) == stored
         assert attachments.resolve_image(conn, ctx, url.replace(".png", "-150x150.png"), admin_user) == stored
-        downloaded = attachments.resolve_image(conn, ctx, f"{image_server}/image.png", admin_user)
+        downloaded = attachments.resolve_image(conn, ctx, remote, admin_user, downloads=downloads)
         assert downloaded not in (0, stored)
         assert attachments.image_objects(conn, ctx.home, [downloaded])[downloaded]["width"] == 400
-        for bad in (f"{image_server}/page.html", f"{image_server}/missing.png", "http://127.0.0.1:9/nothing.png"):
-            assert not attachments.check_image_value(conn, ctx, bad, admin_user), bad
+        for value in bad:
+            assert not attachments.check_image_value(conn, ctx, value, admin_user, downloads), value
             with pytest.raises(RestError):
-                attachments.resolve_image(conn, ctx, bad, admin_user)
-        # Only users who may upload files can have a remote image fetched.
-        assert not attachments.check_image_value(conn, ctx, f"{image_server}/image.png", contributor)
+                attachments.resolve_image(conn, ctx, value, admin_user, downloads=downloads)
+        # Nothing is fetched inside the transaction: a URL that was not downloaded is refused.
+        with pytest.raises(RestError):
+            attachments.resolve_image(conn, ctx, f"{image_server}/image.png?again", admin_user, downloads=downloads)
+        assert not attachments.check_image_value(conn, ctx, remote, contributor, downloads)
         assert attachments.check_image_value(conn, ctx, url, contributor)
+    assert image_server.hits("/image.png") == ["GET"]
+    assert image_server.hits("/image.png?again") == []
 
 
 def test_uploads_are_served_and_nothing_outside(app, client):
@@ -200,3 +288,77 @@ def test_events_take_images_by_id_and_url_through_the_api(app, client, accounts,
     inline = make_event(client, admin, venue={"venue": "Inline pictured", "image": by_id["image"]["url"]},
                         organizer=[{"organizer": "Org pictured", "image": f"{image_server}/image.png"}])
     assert inline["venue"]["image"]["id"] == stored and inline["organizer"][0]["image"]["url"].endswith(".png")
+
+
+# -- outbound requests: through the guarded client, before the transaction, once --------------------
+
+
+def _event(image: str | None = None, **fields) -> dict:
+    body = {"title": "T", "start_date": "2030-01-01 10:00", "end_date": "2030-01-01 11:00", **fields}
+    if image is not None:
+        body["image"] = image
+    return body
+
+
+def _count(app, content_type: str) -> int:
+    with app.site.read() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(posts).where(posts.c.type == content_type)).scalar_one()
+
+
+def _assert_invalid_image(response) -> None:
+    assert response.status_code == 400, response.json
+    assert response.json["code"] == "rest_invalid_param" and response.json["data"]["params"] == {"image": "Invalid parameter."}
+
+
+def test_an_authors_loopback_image_is_refused_and_never_requested(app, client, accounts, trap):
+    author = accounts["author"]  # may upload files, so a remote image would be downloaded
+    url = f"{trap}/image.png"
+    _assert_invalid_image(client.post(EVENTS, user=author, json=_event(url)))
+    _assert_invalid_image(client.post(EVENTS, user=author, json=_event(venue={"venue": "Inline", "image": url})))
+    _assert_invalid_image(client.post(EVENTS, user=author, json=_event(organizer=[{"organizer": "Org", "image": url}])))
+    _assert_invalid_image(client.post(VENUES, user=author, json={"venue": "Own route", "image": url}))
+    assert trap.requests == []
+    assert (_count(app, "cal_events"), _count(app, "cal_venue"), _count(app, "cal_organizer"), _count(app, "attachment")) == (0, 0, 0, 0)
+
+
+def test_a_redirect_to_a_refused_address_is_refused(app, client, admin, image_server, trap):
+    redirect = f"{image_server}/redirect?to={quote(f'{trap}/image.png', safe='')}"
+    _assert_invalid_image(client.post(EVENTS, user=admin, json=_event(redirect)))
+    _assert_invalid_image(client.post(EVENTS, user=admin, json=_event(venue={"venue": "Inline", "image": redirect})))
+    assert trap.requests == []
+    assert image_server.hits(redirect.removeprefix(image_server.url)) == ["GET", "GET"]  # once per request
+    followed = f"{image_server}/redirect?to={quote(f'{image_server}/image.png', safe='')}"
+    assert make_event(client, admin, image=followed)["image"]["width"] == 400  # redirects within the allow-list are followed
+
+
+def test_each_image_is_fetched_once_per_request_and_stored_in_the_write(app, client, admin, image_server):
+    url = f"{image_server}/image.png"
+    body = make_event(client, admin, image=url, venue={"venue": "Pictured", "image": url},
+                      organizer=[{"organizer": "O1", "image": url}, {"organizer": "O2", "image": url}])
+    assert image_server.hits("/image.png") == ["GET"]  # one GET for the check and the four stores, no HEAD
+    ids = {body["image"]["id"], body["venue"]["image"]["id"], *(o["image"]["id"] for o in body["organizer"])}
+    assert len(ids) == 4 and all(i for i in ids)  # each use stores its own attachment, as before
+    venue = client.post(VENUES, user=admin, json={"venue": "Own route", "image": url})
+    assert venue.status_code == 201 and venue.json["image"]["width"] == 400
+    assert image_server.hits("/image.png") == ["GET", "GET"]  # the next request fetches again
+    updated = client.post(f"{EVENTS}/{body['id']}", user=admin, json={"image": url})
+    assert updated.status_code == 200 and updated.json["image"]["id"] not in ids
+    assert image_server.hits("/image.png") == ["GET"] * 3
+
+
+def test_no_outbound_http_but_through_the_guarded_client():
+    """Nothing in calpress sends a request with urllib or httpx itself: net.py's client does."""
+    import pathlib
+    import re
+
+    import calpress
+
+    root = pathlib.Path(calpress.__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        if path.name == "net.py" and path.parent == root:
+            continue
+        text = path.read_text()
+        if re.search(r"^\s*(import|from)\s+(httpx|httpcore|urllib\.request|urllib3|requests|http\.client)\b", text, re.M):
+            offenders.append(str(path.relative_to(root)))
+    assert offenders == []

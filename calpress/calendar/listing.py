@@ -1,0 +1,560 @@
+"""The calendar's listings: events (``GET /events``, and whatever else lists them: the HTML views,
+the .ics feed), venues and organizers.
+
+Two steps, each callable alone. Loose filters (a mapping as REST arguments arrive: strings, CSV
+strings, lists, PHP-style keyed arrays) and the service context give a typed query, with every rule
+of calendar-api.md 3.1 and 3.2 applied: the default window (yesterday 00:00 to two years ahead,
+23:59:59), day rounding unless ``strict_dates``, the default statuses (every status but trash and
+auto-draft for users who may edit the type, ``publish`` for the others), terms found by slug or
+id, the page size and its cap. The query also carries the filters as applied, by their public
+names in the reference's order (``applied``: what ``rest_url`` echoes), so callers that link back
+to a listing need not know its rules. Then one call runs the query and loads the page: events
+with their event rows, links, linked venues and organizers, terms and images, in a fixed number
+of statements whatever the page size (the page, the links joined to the linked items, the terms,
+the images; the total is cached per query and keyed by the content counter that every write bumps,
+:func:`calpress.store.changes.record`).
+
+The filters are assumed checked (the REST layer validates them first: ``status_allowed`` and
+``terms_exist`` are its rules); a value this module cannot read raises ValueError.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+
+from ..content import items as item_service
+from ..content import permissions
+from ..content import terms as term_store
+from ..content.items import Context, Item
+from ..store.changes import read_generation
+from ..store.tables import event_links, events, posts, term_links
+from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
+from .events import EVENT_COLUMNS, EventRow, Loaded, db_datetime, event_row, load_items, parse_moment, site_timezone
+from .fields import kind_of
+from .values import as_list, truthy
+
+# The statuses an editor's "any" covers: every registered status but trash and auto-draft.
+ANY_EXCLUDED = ("trash", "auto-draft")
+DEFAULT_PER_PAGE = 10  # without a posts_per_page option
+MAX_PER_PAGE = 50  # without an events_max_per_page option
+# The reference's rest_url echo order of the event filters given as they were (after the window).
+_RANGED = ("starts_before", "starts_after", "ends_before", "ends_after")
+_TERM_FILTERS = (("categories", CATEGORY_TAXONOMY), ("tags", "post_tag"))
+_LINK_FILTERS = (("venue", "venues"), ("organizer", "organizers"))
+Applied = tuple[tuple[str, str], ...]
+
+
+# -- typed queries --------------------------------------------------------------------------------
+
+
+@dataclass
+class EventQuery:
+    """What an event listing asks for, after defaults (all wall times in the site's zone)."""
+
+    statuses: list[str] | None  # None: "any" (every status but trash and auto-draft)
+    page: int = 1
+    per_page: int = DEFAULT_PER_PAGE
+    start: dt.datetime | None = None  # event start >= start
+    end: dt.datetime | None = None  # event end <= end
+    starts_before: dt.datetime | None = None
+    starts_after: dt.datetime | None = None
+    ends_before: dt.datetime | None = None
+    ends_after: dt.datetime | None = None
+    search: str | None = None
+    categories: list[int] | None = None
+    tags: list[int] | None = None
+    venues: list[int] | None = None
+    organizers: list[int] | None = None
+    featured: bool | None = None
+    include: list[int] | None = None
+    parent: int | None = None
+    # The filters as applied, by public name, in the reference's order (calendar-api.md 3.1 rest_url).
+    applied: Applied = field(default=(), compare=False)
+
+    def key(self) -> tuple[Any, ...]:
+        """What the total depends on (not the page, nor the echo)."""
+        return tuple(
+            tuple(v) if isinstance(v, list) else v
+            for k, v in self.__dict__.items()
+            if k not in ("page", "per_page", "applied")
+        )
+
+
+@dataclass
+class LinkedQuery:
+    """What a venue or organizer listing asks for."""
+
+    content_type: str
+    statuses: list[str] | None
+    page: int = 1
+    per_page: int = DEFAULT_PER_PAGE
+    search: str | None = None
+    event: int | None = None
+    has_events: bool | None = None
+    only_with_upcoming: bool = False
+    upcoming_statuses: list[str] | None = None
+    now_local: dt.datetime | None = None
+    # The filters as applied, by public name, in the reference's order (calendar-api.md 3.2 rest_url).
+    applied: Applied = field(default=(), compare=False)
+
+    def key(self) -> tuple[Any, ...]:
+        return tuple(
+            tuple(v) if isinstance(v, list) else v
+            for k, v in self.__dict__.items()
+            if k not in ("page", "per_page", "applied")
+        )
+
+
+@dataclass
+class EventPage:
+    """A page of events, loaded (``loaded.items`` in order, with their event rows, links,
+    linked items, terms and images), and the total of the query."""
+
+    query: EventQuery
+    loaded: Loaded
+    total: int
+
+    @property
+    def items(self) -> list[Item]:
+        return self.loaded.items
+
+
+@dataclass
+class LinkedPage:
+    """A page of venues or organizers (with their images) and the total of the query."""
+
+    query: LinkedQuery
+    loaded: Loaded
+    total: int
+
+    @property
+    def items(self) -> list[Item]:
+        return self.loaded.items
+
+
+# -- the rules ------------------------------------------------------------------------------------
+
+
+def page_size(ctx: Context, wanted: Any = None) -> int:
+    """The page size: as asked, else the ``posts_per_page`` option; at most the
+    ``events_max_per_page`` option (50)."""
+    size = int(wanted) if wanted is not None else int(ctx.options.get("posts_per_page") or DEFAULT_PER_PAGE)
+    cap = int(ctx.options.get("events_max_per_page") or MAX_PER_PAGE)
+    return max(1, min(size, cap))
+
+
+def lists_any_status(ctx: Context, content_type: str) -> bool:
+    """Whether the acting user sees every status but trash and auto-draft in listings of the
+    type (``edit_posts`` on it), rather than ``publish`` only."""
+    return permissions.can_edit_type(ctx, ctx.registry.types[content_type])
+
+
+def status_allowed(ctx: Context, content_type: str, value: Any) -> bool:
+    """Whether a ``status`` filter may be asked: users who may edit the type any registered
+    status (and ``any``), the others exactly ``publish``."""
+    entries = [str(e) for e in as_list(value)]
+    if not entries:
+        return False
+    if not lists_any_status(ctx, content_type):
+        return entries == ["publish"]
+    return all(entry in ctx.registry.statuses or entry == "any" for entry in entries)
+
+
+def statuses_of(ctx: Context, content_type: str, given: Any) -> tuple[list[str] | None, str]:
+    """The status filter (None: "any") and its echo: as given, else ``any`` for users who may
+    edit the type and ``publish`` for the others."""
+    if given is not None:
+        entries = [str(e) for e in as_list(given)]
+        return (None if "any" in entries else entries), ",".join(entries)
+    if lists_any_status(ctx, content_type):
+        return None, "any"
+    return ["publish"], "publish"
+
+
+def terms_exist(conn: sa.Connection, taxonomy: str, value: Any) -> bool:
+    """Whether every entry of a ``categories``/``tags`` filter names a term (by slug, id or name)."""
+    entries = as_list(value)
+    return bool(entries) and all(term_store.find_term(conn, taxonomy, entry) is not None for entry in entries)
+
+
+def local_now(ctx: Context) -> dt.datetime:
+    """The site's wall time now, to the second."""
+    zone, _ = site_timezone(ctx.options)
+    return dt.datetime.now(zone).replace(tzinfo=None, microsecond=0)
+
+
+def default_window(now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """calendar-api.md 3.1: from yesterday 00:00:00 to two years from now, 23:59:59."""
+    start = (now - dt.timedelta(days=1)).replace(hour=0, minute=0, second=0)
+    two_years = now.replace(year=now.year + 2) if not (now.month == 2 and now.day == 29) else now + dt.timedelta(days=730)
+    return start, two_years.replace(hour=23, minute=59, second=59)
+
+
+def day_bound(ctx: Context, value: Any, *, end: bool, strict: bool) -> dt.datetime:
+    """A date filter as a site wall time: the moment itself with ``strict``, else the start
+    (00:00:00) or the end (23:59:59) of its day."""
+    zone, _ = site_timezone(ctx.options)
+    moment = parse_moment(value, zone)
+    if moment is None:
+        raise ValueError(f"unreadable date {value!r}")
+    wall = moment.replace(tzinfo=None, microsecond=0)
+    if strict:
+        return wall
+    if end:
+        return wall.replace(hour=23, minute=59, second=59)
+    return wall.replace(hour=0, minute=0, second=0)
+
+
+def event_query(conn: sa.Connection, ctx: Context, filters: Mapping[str, Any], *, now: dt.datetime | None = None) -> EventQuery:
+    """The typed query of an event listing's loose filters (None values are absent ones), with
+    calendar-api.md 3.1's defaults; ``now`` is the site's wall time (default: now)."""
+
+    def given(name: str) -> Any:
+        return filters.get(name)
+
+    page = int(given("page") or 1)
+    size = page_size(ctx, given("per_page"))
+    strict = truthy(given("strict_dates") or "false")
+    statuses, status_echo = statuses_of(ctx, EVENT_TYPE, given("status"))
+    query = EventQuery(statuses=statuses, page=page, per_page=size)
+    applied: list[tuple[str, str]] = [("page", str(page)), ("per_page", str(size))]
+    include = given("include")
+    if include is None:  # include drops every date filter
+        start_raw, end_raw = given("start_date"), given("end_date")
+        defaults = not any(given(name) is not None for name in _RANGED)
+        default_start, default_end = default_window(now or local_now(ctx))
+        if start_raw is not None:
+            query.start = day_bound(ctx, start_raw, end=False, strict=strict)
+        elif defaults:
+            query.start = default_start
+        if end_raw is not None:
+            query.end = day_bound(ctx, end_raw, end=True, strict=strict)
+        elif defaults:
+            query.end = default_end
+        if query.start is not None:
+            applied.append(("start_date", db_datetime(query.start)))
+        if query.end is not None:
+            applied.append(("end_date", db_datetime(query.end)))
+    applied.append(("status", status_echo))
+    search = given("search")
+    if search:
+        query.search = str(search)
+        applied.append(("search", str(search)))
+    for name, taxonomy in _TERM_FILTERS:
+        entries = given(name)
+        if entries is not None:
+            found = [term_store.find_term(conn, taxonomy, entry) for entry in as_list(entries)]
+            setattr(query, name, [t.id for t in found if t is not None])
+            applied.append((name, ",".join(str(e) for e in as_list(entries))))
+    if include is not None:
+        query.include = [int(i) for i in as_list(include)]
+        applied.append(("include", ",".join(str(i) for i in query.include)))
+    parent = given("post_parent")
+    if parent is not None:
+        query.parent = int(parent)
+        applied.append(("post_parent", str(parent)))
+    if include is None:
+        for name in _RANGED:
+            value = given(name)
+            if value is not None:
+                setattr(query, name, day_bound(ctx, value, end=True, strict=strict))
+                applied.append((name, db_datetime(getattr(query, name))))
+    for name, attribute in _LINK_FILTERS:
+        ids = given(name)
+        if ids is not None:
+            setattr(query, attribute, [int(i) for i in as_list(ids)])
+            applied.append((name, ",".join(str(i) for i in getattr(query, attribute))))
+    featured = given("featured")
+    if featured is not None:
+        query.featured = truthy(featured)
+        applied.append(("featured", "1" if query.featured else "0"))
+    query.applied = tuple(applied)
+    return query
+
+
+def linked_query(ctx: Context, content_type: str, filters: Mapping[str, Any], *, now: dt.datetime | None = None) -> LinkedQuery:
+    """The typed query of a venue or organizer listing's loose filters (calendar-api.md 3.2).
+    ``applied`` echoes ``has_events`` as it was sent; ``search`` and ``only_with_upcoming`` are
+    not echoed, as in the reference."""
+
+    def given(name: str) -> Any:
+        return filters.get(name)
+
+    page = int(given("page") or 1)
+    size = page_size(ctx, given("per_page"))
+    statuses, status_echo = statuses_of(ctx, content_type, given("status"))
+    query = LinkedQuery(content_type=content_type, statuses=statuses, page=page, per_page=size)
+    applied = [("page", str(page)), ("per_page", str(size))]
+    if given("search"):
+        query.search = str(given("search"))
+    if given("event") is not None:
+        query.event = int(given("event"))
+        applied.append(("event", str(query.event)))
+    has_events = given("has_events")
+    if has_events is not None:
+        query.has_events = truthy(has_events)
+        applied.append(("has_events", has_events if isinstance(has_events, str) else "1" if query.has_events else "0"))
+    applied.append(("status", status_echo))
+    if truthy(given("only_with_upcoming") or False):
+        query.only_with_upcoming = True
+        query.upcoming_statuses = None if lists_any_status(ctx, EVENT_TYPE) else ["publish"]
+        query.now_local = now or local_now(ctx)
+    query.applied = tuple(applied)
+    return query
+
+
+# -- pages ----------------------------------------------------------------------------------------
+
+
+def event_page(conn: sa.Connection, ctx: Context, query: EventQuery, generation: int | None = None) -> EventPage:
+    """Run an event query and load its page (see the module docstring for the statements).
+    ``generation`` is the content counter when the caller has read it already."""
+    found, rows, total = query_events(conn, query, generation)
+    return EventPage(query, load_items(conn, ctx, found, event_rows=rows), total)
+
+
+def linked_page(conn: sa.Connection, ctx: Context, query: LinkedQuery, generation: int | None = None) -> LinkedPage:
+    found, total = query_linked(conn, query, generation)
+    return LinkedPage(query, load_items(conn, ctx, found), total)
+
+
+def list_events(site: Any, ctx: Context, filters: Mapping[str, Any], *, generation: int | None = None) -> EventPage:
+    """An event listing in one call: scheduled events whose time has come are published first,
+    then the filters are read and the page loaded in one read connection."""
+    item_service.publish_due_items(site)
+    with site.read() as conn:
+        return event_page(conn, ctx, event_query(conn, ctx, filters), generation)
+
+
+def list_linked(
+    site: Any, ctx: Context, content_type: str, filters: Mapping[str, Any], *, generation: int | None = None
+) -> LinkedPage:
+    """A venue or organizer listing in one call."""
+    query = linked_query(ctx, content_type, filters)
+    with site.read() as conn:
+        return linked_page(conn, ctx, query, generation)
+
+
+# -- SQL ------------------------------------------------------------------------------------------
+
+
+def _status_condition(column: Any, statuses: list[str] | None) -> Any:
+    if statuses is None:
+        return column.notin_(ANY_EXCLUDED)
+    return column.in_(statuses) if len(statuses) != 1 else column == statuses[0]
+
+
+def _linked_condition(kind: str, ids: list[int]) -> Any:
+    return sa.exists(
+        sa.select(event_links.c.event_id).where(
+            event_links.c.event_id == events.c.post_id, event_links.c.kind == kind, event_links.c.linked_id.in_(ids)
+        )
+    )
+
+
+def _event_conditions(conn: sa.Connection, query: EventQuery, *, paging: bool = False) -> list[Any]:
+    type_column, status_column = posts.c.type, posts.c.status
+    if paging and conn.dialect.name == "sqlite" and not query.include:
+        # SQLite's planner would start from the posts (type, status) index and sort the whole
+        # window; a unary plus hides that index, so the scan runs along events.start_local in
+        # the listing's order and stops at the page: constant cost whatever the table's size.
+        type_column, status_column = sa.literal_column("+posts.type"), sa.literal_column("+posts.status")
+    where: list[Any] = [type_column == EVENT_TYPE, _status_condition(status_column, query.statuses)]
+    if query.start is not None:
+        where.append(events.c.start_local >= query.start)
+    if query.end is not None:
+        where.append(events.c.end_local <= query.end)
+    if query.starts_before is not None:
+        where.append(events.c.start_local <= query.starts_before)
+    if query.starts_after is not None:
+        where.append(events.c.start_local >= query.starts_after)
+    if query.ends_before is not None:
+        where.append(events.c.end_local <= query.ends_before)
+    if query.ends_after is not None:
+        where.append(events.c.end_local >= query.ends_after)
+    if query.featured is not None:
+        where.append(events.c.featured.is_(query.featured))
+    if query.include:
+        where.append(posts.c.id.in_(query.include))
+    if query.parent is not None:
+        where.append(posts.c.parent == query.parent)
+    if query.venues:
+        where.append(_linked_condition("venue", query.venues))
+    if query.organizers:
+        where.append(_linked_condition("organizer", query.organizers))
+    for ids in (query.categories, query.tags):
+        if ids is not None:
+            where.append(
+                sa.exists(
+                    sa.select(term_links.c.object_id).where(
+                        term_links.c.object_id == posts.c.id, term_links.c.term_id.in_(ids or [0])
+                    )
+                )
+            )
+    if query.search:
+        where.append(_search_condition(conn, query.search, (posts.c.title, posts.c.content, posts.c.excerpt)))
+    return where
+
+
+def search_words(text: str) -> list[str]:
+    """The CMS search's words: quoted phrases kept whole, the rest split on spaces and commas."""
+    words, _ = item_service.search_terms(text)
+    return words
+
+
+def _search_condition(conn: sa.Connection, text: str, columns: Sequence[Any]) -> Any:
+    """Every word in at least one of ``columns`` (case-insensitive substring), as the CMS search."""
+    words = search_words(text) or [text.strip()]
+    clauses = []
+    for word in words:
+        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        clauses.append(sa.or_(*(column.ilike(pattern, escape="\\") for column in columns)))
+    return sa.and_(*clauses)
+
+
+class TotalsCache:
+    """Listing totals per query, valid while the content counter is unchanged (bounded)."""
+
+    def __init__(self, limit: int = 2048) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[tuple[Any, ...], tuple[int, int]] = {}
+        self._limit = limit
+
+    def get(self, key: tuple[Any, ...], generation: int) -> int | None:
+        found = self._values.get(key)
+        return found[1] if found is not None and found[0] == generation else None
+
+    def put(self, key: tuple[Any, ...], generation: int, total: int) -> None:
+        with self._lock:
+            if len(self._values) >= self._limit:
+                self._values.clear()
+            self._values[key] = (generation, total)
+
+
+_totals = TotalsCache()
+
+
+def query_events(
+    conn: sa.Connection, query: EventQuery, generation: int | None = None
+) -> tuple[list[Item], dict[int, EventRow], int]:
+    """A page of events (items and their event rows) and the total, in two statements (three
+    when the total is not cached yet). Ordered by start, then publication date, then id; with
+    ``include``, by publication date then id."""
+    where = _event_conditions(conn, query)
+    key = ("events", conn.engine.url.render_as_string(), *query.key())
+    if generation is None:
+        generation = read_generation(conn)
+    total = _totals.get(key, generation)
+    if total is None:
+        total = conn.execute(
+            sa.select(sa.func.count()).select_from(events.join(posts, posts.c.id == events.c.post_id)).where(*where)
+        ).scalar_one()
+        _totals.put(key, generation, total)
+    if not total:
+        return [], {}, 0
+    order = (
+        [posts.c.date_local, posts.c.id] if query.include else [events.c.start_local, posts.c.date_local, posts.c.id]
+    )
+    rows = conn.execute(
+        sa.select(posts, *EVENT_COLUMNS)
+        .select_from(events.join(posts, posts.c.id == events.c.post_id))
+        .where(*_event_conditions(conn, query, paging=True))
+        .order_by(*order)
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page)
+    ).all()
+    found = [Item.from_row(row) for row in rows]
+    return found, {row.id: event_row(row) for row in rows}, total
+
+
+_SEARCH_SPLIT = re.compile(r"[^\w-]+", re.UNICODE)
+
+
+def linked_search_fragments(text: str) -> list[str]:
+    """calendar-api.md 3.2: fragments split on every run of characters that are not letters,
+    digits or ``-``."""
+    return [part for part in _SEARCH_SPLIT.split(text.replace("_", " ")) if part]
+
+
+def _linked_search(items: list[Item], content_type: str, text: str) -> list[Item]:
+    """calendar-api.md 3.2: the items with a searched field (title, content, excerpt and the
+    fields the table marks) that contains every fragment."""
+    fragments = [f.lower() for f in linked_search_fragments(text)]
+    if not fragments:
+        return items
+    searched = kind_of(content_type).searched
+
+    def values(item: Item) -> list[str]:
+        return [item.title, item.content, item.excerpt, *(str(item.meta.get(f.meta_key) or "") for f in searched)]
+
+    return [item for item in items if any(all(f in value.lower() for f in fragments) for value in values(item))]
+
+
+def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None = None) -> tuple[list[Item], int]:
+    """A page of venues or organizers and the total. Newest first (post date, then id)."""
+    kind = kind_of(query.content_type).name
+    where: list[Any] = [posts.c.type == query.content_type, _status_condition(posts.c.status, query.statuses)]
+    if query.event is not None:
+        where.append(
+            sa.exists(
+                sa.select(event_links.c.linked_id).where(
+                    event_links.c.linked_id == posts.c.id, event_links.c.kind == kind, event_links.c.event_id == query.event
+                )
+            )
+        )
+    event_posts = posts.alias("event_posts")
+    if query.has_events is not None:
+        with_events = sa.exists(
+            sa.select(event_links.c.linked_id)
+            .join(event_posts, event_posts.c.id == event_links.c.event_id)
+            .where(
+                event_links.c.linked_id == posts.c.id,
+                event_links.c.kind == kind,
+                # calendar-api.md 3.2, as the reference: every event but a draft or pending one
+                # counts, a trashed one too (it keeps its venue until deleted for good).
+                event_posts.c.status.notin_(("draft", "pending", "auto-draft")),
+            )
+        )
+        where.append(with_events if query.has_events else sa.not_(with_events))
+    if query.only_with_upcoming:
+        where.append(
+            sa.exists(
+                sa.select(event_links.c.linked_id)
+                .join(event_posts, event_posts.c.id == event_links.c.event_id)
+                .join(events, events.c.post_id == event_links.c.event_id)
+                .where(
+                    event_links.c.linked_id == posts.c.id,
+                    event_links.c.kind == kind,
+                    _status_condition(event_posts.c.status, query.upcoming_statuses),
+                    events.c.start_local >= query.now_local,
+                )
+            )
+        )
+    order = [posts.c.date_local.desc(), posts.c.id.desc()]
+    if query.search:
+        rows = conn.execute(sa.select(posts).where(*where).order_by(*order)).all()
+        matched = _linked_search([Item.from_row(row) for row in rows], query.content_type, query.search)
+        start = (query.page - 1) * query.per_page
+        return matched[start:start + query.per_page], len(matched)
+    key = (kind, conn.engine.url.render_as_string(), *query.key())
+    if generation is None:
+        generation = read_generation(conn)
+    total = _totals.get(key, generation)
+    if total is None:
+        total = conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one()
+        _totals.put(key, generation, total)
+    if not total:
+        return [], 0
+    rows = conn.execute(
+        sa.select(posts).where(*where).order_by(*order).limit(query.per_page).offset((query.page - 1) * query.per_page)
+    ).all()
+    return [Item.from_row(row) for row in rows], total
+
+

@@ -1,0 +1,149 @@
+"""The layers of DESIGN.md hold: each package imports only from the layers below it.
+
+Read from the source with ``ast`` (no import side effects). Imports inside ``if TYPE_CHECKING:``
+blocks are type hints, not dependencies, and are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "calpress"
+
+WEB_FRAMEWORKS = ("falcon", "granian", "werkzeug", "starlette", "flask", "django")
+DOMAIN = ("calendar", "content", "media")
+
+
+def _layer(module: str) -> str:
+    """``calpress.content.items`` -> ``content``; ``calpress.net`` -> ``net``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _runtime_imports(tree: ast.AST, module: str, *, is_package: bool) -> set[str]:
+    """Absolute names of everything a module imports at run time (relative imports resolved
+    against the module's package, which for a package's ``__init__`` is the package itself)."""
+    package = module if is_package else module.rsplit(".", 1)[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (child.level - 1)]
+                    prefix = ".".join(base)
+                    if child.module:
+                        found.add(f"{prefix}.{child.module}")
+                    else:
+                        found.update(f"{prefix}.{alias.name}" for alias in child.names)
+                else:
+                    found.add(child.module or "")
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _modules() -> dict[str, set[str]]:
+    modules: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "migrations" in path.parts:
+            continue
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if is_package else parts)
+        modules[name] = _runtime_imports(ast.parse(path.read_text()), name, is_package=is_package)
+    return modules
+
+
+MODULES = _modules()
+
+
+def _imports_of(layer: str) -> list[tuple[str, str]]:
+    return [(module, imported) for module, found in MODULES.items() if _layer(module) == layer for imported in found]
+
+
+def _calpress_layers(imports: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    return {(module, imported) for module, imported in imports if imported.startswith("calpress")}
+
+
+def test_the_imports_are_read_as_python_resolves_them() -> None:
+    # A relative import in a module and in a package's __init__, and a TYPE_CHECKING one left out.
+    assert "calpress.rest.errors" in MODULES["calpress.rest.server"]
+    assert "calpress.content.rendering.blocks" in MODULES["calpress.content.rendering"]
+    assert "calpress.app" not in MODULES["calpress.pages.auth"]
+
+
+@pytest.mark.parametrize(
+    ("layer", "allowed"),
+    [
+        ("compat", {"compat"}),
+        ("store", {"store"}),
+        ("net", {"config"}),
+        ("rest", {"rest", "compat"}),
+        ("auth", {"auth", "rest", "store", "compat", "config"}),
+    ],
+)
+def test_the_lower_layers_import_nothing_above_them(layer: str, allowed: set[str]) -> None:
+    wrong = sorted(
+        (module, imported)
+        for module, imported in _calpress_layers(_imports_of(layer))
+        if _layer(imported) not in allowed
+    )
+    assert wrong == [], f"{layer}/ imports above itself"
+
+
+@pytest.mark.parametrize("layer", DOMAIN)
+def test_the_domain_imports_no_web_framework_and_nothing_above_it(layer: str) -> None:
+    imports = _imports_of(layer)
+    frameworks = sorted((m, i) for m, i in imports if i.split(".")[0] in WEB_FRAMEWORKS)
+    assert frameworks == []
+    above = sorted((m, i) for m, i in _calpress_layers(imports) if _layer(i) in ("api", "pages", "app", "cli"))
+    assert above == []
+
+
+def test_content_knows_nothing_of_the_calendar() -> None:
+    assert sorted((m, i) for m, i in _calpress_layers(_imports_of("content")) if _layer(i) == "calendar") == []
+    # Nor does it name the calendar's types, statuses or meta keys (the calendar registers them).
+    for path in (PACKAGE / "content").rglob("*.py"):
+        code = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("#"))
+        for name in ("cal_events", "cal_venue", "cal_organizer", "cal-ea-", "_EventStartDate", "_VenueAddress"):
+            assert f'"{name}' not in code, (path, name)
+
+
+@pytest.mark.parametrize("layer", ["api", "pages"])
+def test_handlers_and_pages_build_no_sql(layer: str) -> None:
+    wrong = sorted(
+        (module, imported)
+        for module, imported in _imports_of(layer)
+        if imported.split(".")[0] == "sqlalchemy" or imported.startswith("calpress.store")
+    )
+    assert wrong == []
+
+
+def test_only_net_sends_outbound_requests() -> None:
+    senders = ("urllib.request", "http.client", "httpx", "httpcore", "requests", "aiohttp", "socket")
+    wrong = sorted(
+        (module, imported)
+        for module, found in MODULES.items()
+        for imported in found
+        if module != "calpress.net" and imported in senders
+    )
+    assert wrong == []

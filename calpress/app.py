@@ -122,7 +122,8 @@ class Calpress:
         # WSGI hands the path over as latin-1 decoded bytes; the URL itself is UTF-8.
         path = (environ.get("PATH_INFO") or "/").encode("latin-1", "replace").decode("utf-8", "replace")
         query = parse_query(environ.get("QUERY_STRING", ""))
-        prefers_html = "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", ""))
+        # Only the site root is a page for browsers and an answer for REST clients.
+        prefers_html = self.pages.needs_accept(path) and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", ""))
         if self.pages.match(path, prefers_html=prefers_html) is not None:
             return self.falcon_app(environ, start_response)
         try:

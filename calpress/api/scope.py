@@ -36,21 +36,25 @@ if TYPE_CHECKING:
 UNSET: Any = object()
 
 
+class Records:
+    """What a request (and the sub-requests for its answer's links) has loaded, by id."""
+
+    __slots__ = ("items", "users", "published", "terms", "actions", "images")
+
+    def __init__(self) -> None:
+        self.items: dict[int, Item | None] = {}
+        self.users: dict[int, User | None] = {}
+        # user id -> whether they have published content (which makes them public)
+        self.published: dict[int, bool] = {}
+        self.terms: dict[tuple[str, int], Term | None] = {}
+        # content type -> the action link relations the user has on its items
+        self.actions: dict[str, list[str]] = {}
+        # URL -> the image downloaded from it, or None when refused or failed (media.attachments.Downloads)
+        self.images: dict[str, RemoteImage | None] = {}
+
+
 class ApiScope(Scope):
-    __slots__ = (
-        "site",
-        "request",
-        "_options",
-        "_context",
-        "items",
-        "users",
-        "published",
-        "terms",
-        "actions",
-        "target",
-        "edits_some_type",
-        "images",
-    )
+    __slots__ = ("site", "request", "_options", "_context", "_records", "target", "edits_some_type")
 
     def __init__(self, site: Site, request: RestRequest, parent: ApiScope | None = None, *, share: bool = False) -> None:
         super().__init__(request, parent, share=share)
@@ -59,21 +63,43 @@ class ApiScope(Scope):
         # One options snapshot for the request and all of its sub-requests.
         self._options: dict[str, Any] | None = parent._options if parent is not None else None
         self._context: Context | None = None
-        shared = parent if parent is not None and share else None
-        self.items: dict[int, Item | None] = shared.items if shared else {}
-        self.users: dict[int, User | None] = shared.users if shared else {}
-        # user id -> whether they have published content (which makes them public)
-        self.published: dict[int, bool] = shared.published if shared else {}
-        self.terms: dict[tuple[str, int], Term | None] = shared.terms if shared else {}
-        # content type -> the action link relations the user has on its items
-        self.actions: dict[str, list[str]] = shared.actions if shared else {}
+        # Made on first use (a cached answer needs none); shared with sub-requests for links.
+        self._records: Records | None = parent.records if parent is not None and share else None
         self.target: Any = UNSET
         self.edits_some_type: bool | None = None
-        # URL -> the image downloaded from it, or None when refused or failed (media.attachments.Downloads)
-        self.images: dict[str, RemoteImage | None] = shared.images if shared else {}
 
     def child(self, request: Any, *, share: bool) -> ApiScope:
         return ApiScope(self.site, request, self, share=share)
+
+    @property
+    def records(self) -> Records:
+        if self._records is None:
+            self._records = Records()
+        return self._records
+
+    @property
+    def items(self) -> dict[int, Item | None]:
+        return self.records.items
+
+    @property
+    def users(self) -> dict[int, User | None]:
+        return self.records.users
+
+    @property
+    def published(self) -> dict[int, bool]:
+        return self.records.published
+
+    @property
+    def terms(self) -> dict[tuple[str, int], Term | None]:
+        return self.records.terms
+
+    @property
+    def actions(self) -> dict[str, list[str]]:
+        return self.records.actions
+
+    @property
+    def images(self) -> dict[str, RemoteImage | None]:
+        return self.records.images
 
     # -- the site as this request sees it ------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.changes import GENERATION_QUERY, generation_from
+from ..store.changes import GENERATION_QUERY
 from .items import publish_due_items
 
 
@@ -26,7 +26,8 @@ class ContentGeneration:
 
     def __call__(self, request: Any = None) -> int:
         publish_due_items(self.site)
-        generation = generation_from(self.site.query(GENERATION_QUERY))
+        rows = self.site.query(GENERATION_QUERY)
+        generation = int(rows[0][0]) if rows else 0
         if generation != self.seen:
             self.seen = generation
             self.site.forget_options()

@@ -50,23 +50,35 @@ class PageTable:
 
     def __init__(self, pages: list[Page]) -> None:
         self.pages = pages
-        self._exact = {page.path: page for page in pages if not page.prefix}
         self._prefixes = [page for page in pages if page.prefix]
+        # Exact paths, the bare paths of prefix pages among them; then the prefixes as one tuple,
+        # so that a REST path (nearly every request) costs one dict lookup and one startswith.
+        self._exact = {page.path: page for page in pages}
+        self._starts = tuple(page.path + "/" for page in self._prefixes)
 
     def match(self, path: str, *, prefers_html: bool = False) -> Page | None:
-        """The page that answers ``path``, or None (a REST path)."""
+        """The page that answers ``path``, or None (a REST path). A page only for browsers
+        (``html_only``) matches when ``prefers_html``."""
         page = self._exact.get(path)
         if page is not None:
             return page if (prefers_html or not page.html_only) else None
-        for candidate in self._prefixes:
-            if path == candidate.path or path.startswith(candidate.path + "/"):
-                return candidate
+        if path.startswith(self._starts):
+            for start, candidate in zip(self._starts, self._prefixes):
+                if path.startswith(start):
+                    return candidate
         return None
+
+    def needs_accept(self, path: str) -> bool:
+        """Whether ``path`` is a page only for clients that prefer HTML (so the app reads Accept)."""
+        page = self._exact.get(path)
+        return page is not None and page.html_only
 
     def install(self, app: falcon.App) -> None:
         for page in self._prefixes:
             app.add_sink(_sink(page.resource, page.any_method), page.path)
-        for page in self._exact.values():
+        for page in self.pages:
+            if page.prefix:
+                continue
             if page.suffix:
                 app.add_route(page.path, page.resource, suffix=page.suffix)
             else:

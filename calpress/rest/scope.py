@@ -23,13 +23,28 @@ class Scope:
     and for handlers that key caches by it), the ``Allow`` lists of linked routes (target hints)
     and the answers of embedded links."""
 
-    __slots__ = ("parent", "generation", "allow", "embedded")
+    __slots__ = ("parent", "generation", "_allow", "_embedded")
 
     def __init__(self, request: Any, parent: Scope | None = None, *, share: bool = False) -> None:
         self.parent = parent
         self.generation: int | None = parent.generation if parent is not None else None
-        self.allow: dict[str, list[str] | None] = parent.allow if parent is not None and share else {}
-        self.embedded: dict[str, Any] = parent.embedded if parent is not None and share else {}
+        # Made on first use: most answers (cached ones above all) need neither.
+        self._allow: dict[str, list[str] | None] | None = parent.allow if parent is not None and share else None
+        self._embedded: dict[str, Any] | None = parent.embedded if parent is not None and share else None
+
+    @property
+    def allow(self) -> dict[str, list[str] | None]:
+        """href -> the methods its route allows this requester (target hints)."""
+        if self._allow is None:
+            self._allow = {}
+        return self._allow
+
+    @property
+    def embedded(self) -> dict[str, Any]:
+        """href -> the answer embedded for it."""
+        if self._embedded is None:
+            self._embedded = {}
+        return self._embedded
 
     def child(self, request: Any, *, share: bool) -> Scope:
         """The scope of a sub-request of this one (see the module docstring for ``share``)."""

@@ -17,7 +17,7 @@ for stray counter updates.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import sqlalchemy as sa
 
@@ -69,9 +69,5 @@ def read_generation(conn: sa.Connection) -> int:
 
 
 # The same read compiled once, for the hot path: ``Site.query(GENERATION_QUERY)`` runs it on the
-# thread's own connection; ``generation_from`` reads the value out of its rows.
+# thread's own connection (its one row holds the value).
 GENERATION_QUERY = FastQuery(sa.select(counters.c.value).where(counters.c.name == CONTENT_GENERATION))
-
-
-def generation_from(rows: list[Any]) -> int:
-    return int(rows[0][0]) if rows else 0

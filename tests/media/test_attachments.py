@@ -200,3 +200,47 @@ def test_events_take_images_by_id_and_url_through_the_api(app, client, accounts,
     inline = make_event(client, admin, venue={"venue": "Inline pictured", "image": by_id["image"]["url"]},
                         organizer=[{"organizer": "Org pictured", "image": f"{image_server}/image.png"}])
     assert inline["venue"]["image"]["id"] == stored and inline["organizer"][0]["image"]["url"].endswith(".png")
+
+
+# -- the attachment type: registered, not served in REST yet --------------------------------------
+
+
+def test_the_attachment_type_is_registered_as_the_reference_does(app):
+    from calpress.content.types import type_labels
+
+    attachment = app.site.registry.types["attachment"]
+    assert (attachment.rest_base, attachment.default_status, attachment.permalink) == ("media", "inherit", "attachment")
+    assert attachment.supports == frozenset({"title", "author", "comments"}) and not attachment.hierarchical
+    assert attachment.caps["create_posts"] == "upload_files" and attachment.caps["edit_posts"] == "edit_posts"
+    assert not attachment.can_trash and attachment.icon == "dashicons-admin-media"
+    assert type_labels(attachment)["singular_name"] == "Media" and type_labels(attachment)["add_new"] == "Add Media File"
+    assert list(app.site.registry.types)[:4] == ["post", "page", "attachment", "wp_block"]
+    assert not attachment.show_in_rest and attachment not in app.site.registry.rest_types()
+
+
+def test_registering_the_attachment_type_changes_no_answer(app, client, accounts, admin):
+    from content_support import make_image, make_item
+
+    from calpress.api.cms_users import author_types
+
+    assert "attachment" not in client.get("/cms/v2/types").json
+    assert "attachment" not in client.get("/cms/v2/types", params={"context": "edit"}, user=admin).json
+    unknown = client.get("/cms/v2/types/attachment", user=admin)
+    assert unknown.status_code == 404 and unknown.json["code"] == "rest_type_invalid"
+    assert client.get("/cms/v2/media").status_code == 404
+    names = author_types(app.site.registry)
+    assert names == ["post", "page", "attachment", *[t.name for t in app.site.registry.rest_types()][2:]]
+
+    draft = make_item(app, title="Draft parent", author=accounts["author"].id, status="draft")
+    image = make_image(app, author=accounts["author"].id, parent=draft.id)
+    # Nobody may comment on an attachment, whatever its capabilities would say.
+    refused = client.post("/cms/v2/comments", user=admin, json={"post": image, "content": "Nice"})
+    assert refused.status_code == 403 and refused.json["code"] == "rest_comment_invalid_post_id"
+    # Its featured-media link shows only when the attachment is public, for its owner and the
+    # editors as for everybody: no meta capability is granted on items of a type not served.
+    pictured = make_item(app, title="Pictured", author=accounts["author"].id, featured_media=image)
+    for user in (None, accounts["author"], accounts["editor"], admin):
+        links = client.get(f"/cms/v2/posts/{pictured.id}", user=user).json["_links"]
+        assert "wp:featuredmedia" not in links, user
+    found = client.get("/cms/v2/search", params={"search": "image"}, user=admin).json
+    assert found == []

@@ -95,6 +95,71 @@ def test_stored_images_get_the_reference_sizes_and_metadata(app):
     assert meta[attachments.FILE_KEY].endswith("/photo-1.png") and meta[attachments.METADATA_KEY]["sizes"] == {}
 
 
+def test_an_attachment_is_an_ordinary_item_of_the_item_service(app):
+    from content_support import make_item
+
+    from calpress.content import items
+    from calpress.store.changes import Change
+
+    make_item(app, title="Poster")  # takes the slug "poster": attachments share every type's slugs
+    recorded: list[Change] = []
+    app.site.change_listeners.append(recorded.extend)
+    with app.site.write() as conn:
+        attachment_id = attachments.create_attachment(conn, context(app), None, png(640, 480), "Poster.png", author=0)
+    assert recorded == [Change("item", "create", (attachment_id,))]
+    with app.site.read() as conn:
+        item = items.get_item(conn, attachment_id)
+        image = attachments.image_objects(conn, "http://example.test", [attachment_id])[attachment_id]
+    key = item.meta[attachments.FILE_KEY]
+    assert (item.type, item.status, item.title, item.slug, item.author) == ("attachment", "inherit", "Poster", "poster-2", 0)
+    assert item.mime_type == "image/png" and item.guid == f"http://example.test/wp-content/uploads/{key}"
+    assert key.endswith("/poster.png") and item.meta[attachments.METADATA_KEY]["file"] == key
+    storage = app.site.storage
+    assert storage.size(key) == len(png(640, 480))
+    folder = key.rsplit("/", 1)[0]
+    for size in item.meta[attachments.METADATA_KEY]["sizes"].values():
+        assert storage.size(f"{folder}/{size['file']}") == size["filesize"]
+    base = f"http://example.test/wp-content/uploads/{folder}/"
+    assert image == {
+        "url": base + "poster.png", "id": attachment_id, "extension": "png", "width": 640, "height": 480,
+        "filesize": len(png(640, 480)),
+        "sizes": {
+            "thumbnail": {"width": 150, "height": 150, "mime-type": "image/png", "filesize": image["sizes"]["thumbnail"]["filesize"],
+                          "url": base + "poster-150x150.png"},
+            "medium": {"width": 300, "height": 225, "mime-type": "image/png", "filesize": image["sizes"]["medium"]["filesize"],
+                       "url": base + "poster-300x225.png"},
+        },
+    }
+
+
+def test_sub_sizes_never_overwrite_another_upload(app):
+    small = png(10, 10, "green")
+    first = store(app, small, "photo-150x150.png")
+    second = store(app, png(400, 300), "photo.png")  # photo.png would make photo-150x150.png: the next name is taken
+    with app.site.read() as conn:
+        keys = {row.id: row.meta[attachments.FILE_KEY] for row in conn.execute(sa.select(posts.c.id, posts.c.meta))}
+    assert keys[first].endswith("/photo-150x150.png") and keys[second].endswith("/photo-1.png")
+    with app.site.storage.open(keys[first]) as stream:
+        assert stream.read() == small
+
+
+def test_attachments_go_to_the_storage_given(app, tmp_path):
+    from storage_support import MemoryStorage
+
+    elsewhere = MemoryStorage("https://cdn.example.test/media/")
+    with app.site.write() as conn:
+        in_memory = attachments.create_attachment(conn, context(app), elsewhere, png(300, 300), "remote.png")
+        # A folder other than the site's uploads folder is a local storage of its own.
+        attachments.create_attachment(conn, context(app), tmp_path / "other", png(20, 20), "local.png")
+        guid = conn.execute(sa.select(posts.c.guid).where(posts.c.id == in_memory)).scalar_one()
+        image = attachments.image_objects(conn, "http://example.test", [in_memory], storage=elsewhere)[in_memory]
+    assert sorted(key.rsplit("/", 1)[-1] for key in elsewhere.files) == ["remote-150x150.png", "remote.png"]
+    assert guid.startswith("https://cdn.example.test/media/") and guid.endswith("/remote.png")
+    assert image["url"] == guid and image["sizes"]["thumbnail"]["url"].startswith("https://cdn.example.test/media/")
+    assert [p.name for p in (tmp_path / "other").rglob("*.png")] == ["local.png"]
+    assert not app.settings.uploads_dir.exists() or not any(app.settings.uploads_dir.rglob("*.png"))
+
+
 def test_only_images_are_accepted(app):
     with pytest.raises(ValueError):
         store(app, b"plain text, not an image", "notes.png")

@@ -160,6 +160,30 @@ def test_attachments_go_to_the_storage_given(app, tmp_path):
     assert not app.settings.uploads_dir.exists() or not any(app.settings.uploads_dir.rglob("*.png"))
 
 
+def test_a_storage_plugged_into_the_site_is_the_one_served(app, client):
+    """The seam: an in-memory storage in place of the uploads folder gets the upload's files, and
+    the uploads page serves them from it."""
+    from storage_support import MemoryStorage
+
+    double = MemoryStorage()
+    app.site.storage = double
+    data = png(400, 300)
+    attachment_id = store(app, data, "seam.png")
+    with app.site.read() as conn:
+        key = conn.execute(sa.select(posts.c.meta).where(posts.c.id == attachment_id)).scalar_one()[attachments.FILE_KEY]
+    assert key in double.files and double.files[key] == data
+    assert sorted(name.rsplit("/", 1)[1] for name in double.files) == ["seam-150x150.png", "seam-300x225.png", "seam.png"]
+    assert not app.settings.uploads_dir.exists() or not any(p.is_file() for p in app.settings.uploads_dir.rglob("*"))
+    got = client.get("/wp-content/uploads/" + key)
+    assert got.status_code == 200 and got.content == data and got.headers["content-type"] == "image/png"
+    thumbnail = key.replace("seam.png", "seam-150x150.png")
+    with Image.open(io.BytesIO(client.get("/wp-content/uploads/" + thumbnail).content)) as image:
+        assert image.size == (150, 150)
+    assert client.request("HEAD", "/wp-content/uploads/" + key).headers["content-length"] == str(len(data))
+    double.delete(key)
+    assert client.get("/wp-content/uploads/" + key).status_code == 404
+
+
 def test_only_images_are_accepted(app):
     with pytest.raises(ValueError):
         store(app, b"plain text, not an image", "notes.png")

@@ -12,7 +12,7 @@ import abc
 import os
 import secrets
 from collections.abc import Callable, Iterable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 from urllib.parse import quote
 
@@ -41,7 +41,7 @@ def check_key(key: str) -> str:
         raise InvalidKey("empty key")
     if "\x00" in key or "\\" in key:
         raise InvalidKey(f"refused character in key {key!r}")
-    if key.startswith("/") or PurePosixPath(key).is_absolute():
+    if key.startswith("/"):
         raise InvalidKey(f"absolute key {key!r}")
     if any(part in ("", ".", "..") for part in key.split("/")):
         raise InvalidKey(f"key {key!r} does not name one file below the storage")
@@ -61,7 +61,7 @@ def served_url(key: str, base_url: str = UPLOADS_PATH) -> str:
 
     Keys may hold characters a URL cannot carry as they are (the ``%`` of a percent-encoded
     title): the address encodes them, and the uploads page, which reads the decoded path, finds
-    the key again. The key is not checked here (``Storage.url`` does)."""
+    the key again. The key is not checked here (``LocalStorage.url`` checks it first)."""
     return base_url + quote(key, safe="/")
 
 

@@ -23,7 +23,8 @@ def png(width: int, height: int) -> bytes:
 
 
 def upload(app, data: bytes, name: str = "poster.png") -> str:
-    """Store an image as an attachment; its key in the storage."""
+    """Store an image as an attachment; its address below the uploads prefix (its key, as a URL
+    path encodes it)."""
     with app.site.write() as conn:
         attachment_id = attachments.create_attachment(conn, context(app), None, data, name)
     with app.site.read() as conn:
@@ -43,6 +44,16 @@ def test_get_and_head(app, client):
     assert head.headers["cache-control"] == "max-age=31536000"
     app.site.storage.put("notes/readme.weird-extension", b"x")
     assert client.get(PREFIX + "notes/readme.weird-extension").headers["content-type"] == "application/octet-stream"
+
+
+def test_names_in_other_scripts_are_reachable(app, client):
+    # The slug of "日本" keeps the percent-encoded UTF-8 (the reference's sanitize_title), so the
+    # key holds "%": its address encodes it, and the page finds the key again.
+    data = png(30, 30)
+    address = upload(app, data, "日本.png")
+    assert address.endswith("/%25e6%2597%25a5%25e6%259c%25ac.png")
+    got = client.get(PREFIX + address)
+    assert got.status_code == 200 and got.content == data
 
 
 def test_nothing_but_stored_files(app, client, tmp_path):

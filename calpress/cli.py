@@ -243,7 +243,7 @@ def cmd_media_import(args: argparse.Namespace) -> int:
             ctx = Context.of(site, options=site.load_options())
             try:
                 with site.write() as conn:
-                    new_id = create_attachment(conn, ctx, settings.uploads_dir, path.read_bytes(), path.name, author=args.user)
+                    new_id = create_attachment(conn, ctx, site.storage, path.read_bytes(), path.name, author=args.user)
             except ValueError as err:
                 raise CliError(f"Unable to import file '{name}'. Reason: {err}.") from err
             print(new_id if args.porcelain else f"Imported file '{name}' as attachment ID {new_id}.")

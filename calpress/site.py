@@ -1,5 +1,5 @@
 """The site: settings, the database, the content definitions, the site options with their
-defaults, and its addresses.
+defaults, its addresses, and the clients of the outside world it holds (outbound HTTP, file storage).
 
 One ``Site`` per process, built by the app (``calpress.app.build_site``) and reached by every REST
 request through its scope (``api/scope.py``). Options are read once per request (one query for all autoloaded
@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from . import net
 from .config import Settings
+from .media.storage import Storage, build_storage
 from .store import db as store_db
 from .store import options as store_options
 from .store.changes import Change
@@ -77,6 +78,9 @@ class Site:
         # Every outbound request of the site goes through this client (net.py); never inside a
         # write transaction.
         self.http = net.Client(net.NetPolicy.from_settings(settings))
+        # Every uploaded file is kept through this storage (media/storage.py): the uploads folder
+        # unless the settings choose another back end. Replaceable (tests put a double here).
+        self.storage: Storage = build_storage(settings)
         # Each request thread holds at most a read, a write and its hot-path query connection.
         pool_size = max(5, 3 * settings.threads)
         self.engine = engine if engine is not None else store_db.create_engine(settings.database_url, pool_size=pool_size)
@@ -170,6 +174,7 @@ class Site:
             pooled.invalidate()
         self.engine.dispose()
         self.http.close()
+        self.storage.close()
 
     # -- options --------------------------------------------------------------------------------
 

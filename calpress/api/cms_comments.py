@@ -84,7 +84,9 @@ class CommentsController:
     def __init__(self, api: Api) -> None:
         self.api = api
         self.site = api.site
-        self.types = api.site.registry.types
+        # Comments are served on items of the types served in REST (not on attachments until the
+        # media routes come).
+        self.types = {content_type.name: content_type for content_type in api.site.registry.rest_types()}
 
     # -- shared ---------------------------------------------------------------------------------
 

@@ -29,11 +29,10 @@ AVATAR_SIZES = (24, 48, 96)
 
 
 def author_types(registry: ContentRegistry) -> list[str]:
-    """The content types served in REST, whose published items make their author public.
-    Attachments count (the media controller serves them) though they are no registered type."""
-    names = [content_type.name for content_type in registry.rest_types()]
-    at = names.index("page") + 1 if "page" in names else len(names)
-    return [*names[:at], "attachment", *names[at:]]
+    """The content types served in REST, whose published items make their author public, in
+    registration order. Attachments count (the reference's media controller serves them)
+    although calpress does not serve their type yet."""
+    return [t.name for t in registry.types.values() if t.show_in_rest or t.name == "attachment"]
 
 
 def _check_username(value: Any, request: RestRequest, name: str) -> Any:

@@ -193,12 +193,15 @@ def load_items(
     event_ids = [item.id for item in found if item.type == EVENT_TYPE]
     if event_ids:
         _load_event_data(conn, loaded, event_ids, event_rows)
-    loaded.images = _images(conn, ctx.home, [*loaded.items, *loaded.linked.values()])
+    loaded.images = _images(conn, ctx, [*loaded.items, *loaded.linked.values()])
     return loaded
 
 
-def _images(conn: sa.Connection, home: str, found: Sequence[Item]) -> dict[int, Any]:
-    return attachments.image_objects(conn, home, {item.featured_media for item in found if item.featured_media})
+def _images(conn: sa.Connection, ctx: Context, found: Sequence[Item]) -> dict[int, Any]:
+    """The image objects of ``found``'s featured images, their addresses the site's storage's."""
+    storage = getattr(ctx.site, "storage", None)
+    return attachments.image_objects(conn, ctx.home, {item.featured_media for item in found if item.featured_media},
+                                     storage=storage)
 
 
 def _load_event_data(

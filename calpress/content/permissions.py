@@ -157,10 +157,18 @@ def _owner(item: Any) -> int:
     return int(getattr(item, "author", 0) or 0)
 
 
+def _served_type(registry: ContentRegistry, item: Any) -> ContentType | None:
+    """The type of ``item`` when it is served in REST, else None. Items of a type registered but
+    not served (attachments, until the media routes come) get no meta capability, as items of
+    unknown types: like can_read, can_edit and can_delete, the mappers refuse them."""
+    content_type = registry.types.get(item.type) if item is not None else None
+    return content_type if content_type is not None and content_type.show_in_rest else None
+
+
 def _caps_and_status(registry: ContentRegistry, item: Any) -> tuple[dict[str, str], str] | None:
     """The item's type capabilities and the status that decides rights (a trashed item is
     judged by the status it had before trashing)."""
-    content_type = registry.types.get(item.type) if item is not None else None
+    content_type = _served_type(registry, item)
     if content_type is None:
         return None
     status = item.status
@@ -207,9 +215,7 @@ def _map_delete_post(registry: ContentRegistry, user: Any, item: Any) -> list[st
 
 
 def _map_read_post(registry: ContentRegistry, user: Any, item: Any) -> list[str] | None:
-    if item is None:
-        return None
-    content_type = registry.types.get(item.type)
+    content_type = _served_type(registry, item)
     if content_type is None:
         return None
     caps = content_type.caps
@@ -224,9 +230,7 @@ def _map_read_post(registry: ContentRegistry, user: Any, item: Any) -> list[str]
 
 
 def _map_publish_post(registry: ContentRegistry, item: Any) -> list[str] | None:
-    if item is None:
-        return None
-    content_type = registry.types.get(item.type)
+    content_type = _served_type(registry, item)
     return [content_type.caps["publish_posts"]] if content_type else None
 
 

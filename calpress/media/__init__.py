@@ -1,1 +1,1 @@
-"""Media: uploaded files (local uploads folder) and image attachments."""
+"""Media: the file storage seam (the local uploads folder by default), image work, and image attachments."""

@@ -1,4 +1,4 @@
-"""Image attachments: files in the uploads folder plus an ``attachment`` row in ``posts``.
+"""Image attachments: files in the site's storage plus an ``attachment`` item.
 
 What the calendar needs today (calendar-api.md 2.5 and the ``image`` argument of 4.1): store an
 image with the reference's sub-sizes and metadata, resolve an ``image`` argument (an attachment
@@ -7,14 +7,15 @@ items in one query. A remote image is fetched through the site's guarded client 
 :mod:`calpress.net`) while the argument is checked, before any transaction, and the write stores
 the bytes fetched then (``Downloads``). The ``cms/v2/media`` routes will build on the same functions.
 
-Metadata follows the reference's ``_wp_attachment_metadata`` (width, height, file, filesize,
-sizes by name with file, width, height, mime-type, filesize), kept in ``posts.meta``; the file
-path relative to the uploads folder is ``_wp_attached_file``.
+The files go through the storage seam (:mod:`calpress.media.storage`, ``site.storage``); the
+attachment is created by the item service like every other item (its change recorded, its slug
+made unique). Metadata follows the reference's ``_wp_attachment_metadata`` (width, height, file,
+filesize, sizes by name with file, width, height, mime-type, filesize), kept in ``posts.meta``;
+the file's key in the storage (its path relative to the uploads folder) is ``_wp_attached_file``.
 """
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,25 +24,18 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import sqlalchemy as sa
-from PIL import Image, UnidentifiedImageError
 
 from .. import net
+from ..content import items as item_service
 from ..content.items import Context, now_utc, to_local
 from ..content.slugs import sanitize_title
 from ..rest.errors import RestError
-from ..store.changes import record as record_change
 from ..store.tables import posts
+from .images import IMAGE_FORMATS, SIZES, fit, read_image, render_size
+from .storage import UPLOADS_PATH, InvalidKey, Storage, absolute_url, served_url
 
 METADATA_KEY = "_wp_attachment_metadata"
 FILE_KEY = "_wp_attached_file"
-UPLOADS_PATH = "/wp-content/uploads/"
-# Pillow format -> (mime type, file extension): the image types the reference accepts.
-IMAGE_FORMATS = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "GIF": ("image/gif", "gif"),
-                 "WEBP": ("image/webp", "webp")}
-# The reference's default sizes: name, width, height, crop. A size is made only when the image is
-# larger than it (0 means "any").
-SIZES = (("thumbnail", 150, 150, True), ("medium", 300, 300, False), ("medium_large", 768, 0, False),
-         ("large", 1024, 1024, False), ("1536x1536", 1536, 1536, False), ("2048x2048", 2048, 2048, False))
 MAX_DOWNLOAD = 20 * 1024 * 1024
 
 
@@ -57,129 +51,106 @@ def uploads_url(home: str) -> str:
 # -- storing --------------------------------------------------------------------------------------
 
 
-def _unique_path(folder: Path, stem: str, extension: str) -> Path:
-    candidate = folder / f"{stem}.{extension}"
-    number = 1
-    while candidate.exists():
-        candidate = folder / f"{stem}-{number}.{extension}"
-        number += 1
-    return candidate
-
-
-def _fit(width: int, height: int, max_w: int, max_h: int, crop: bool) -> tuple[int, int] | None:
-    """The reference's image_resize_dimensions: the size of a sub-size, or None when the image
-    is not larger than it."""
-    if crop:
-        if width <= max_w and height <= max_h:
-            return None
-        return min(width, max_w), min(height, max_h)
-    ratios = [r for r in ((max_w / width) if max_w else None, (max_h / height) if max_h else None) if r is not None]
-    ratio = min(ratios) if ratios else 1.0
-    if ratio >= 1:
-        return None
-    return max(1, round(width * ratio)), max(1, round(height * ratio))
-
-
-def _save_size(image: Image.Image, target: Path, fmt: str, size: tuple[int, int], crop: bool) -> None:
-    if crop:
-        width, height = image.size
-        scale = max(size[0] / width, size[1] / height)
-        scaled = image.resize((max(size[0], round(width * scale)), max(size[1], round(height * scale))))
-        left = (scaled.width - size[0]) // 2
-        top = (scaled.height - size[1]) // 2
-        result = scaled.crop((left, top, left + size[0], top + size[1]))
-    else:
-        result = image.resize(size)
-    if fmt == "JPEG" and result.mode not in ("RGB", "L"):
-        result = result.convert("RGB")
-    result.save(target, format=fmt)
-
-
-def read_image(data: bytes) -> tuple[Image.Image, str]:
-    """The decoded image and its Pillow format; raises ValueError for anything but an image of
-    an accepted type."""
-    try:
-        probe = Image.open(io.BytesIO(data))
-        probe.verify()
-        image = Image.open(io.BytesIO(data))
-        image.load()
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
-        raise ValueError("not an image") from err
-    if image.format not in IMAGE_FORMATS:
-        raise ValueError(f"unsupported image type {image.format}")
-    return image, image.format
+def _storage_of(ctx: Context, storage: Storage | None) -> Storage:
+    """The storage to write to: the one given, else the site's."""
+    if storage is not None:
+        return storage
+    if ctx.site is None:
+        raise TypeError("create_attachment needs a storage, or a context with the site that holds one")
+    return ctx.site.storage
 
 
 def create_attachment(
-    conn: sa.Connection, ctx: Context, uploads_dir: Path, data: bytes, filename: str, *, author: int = 0, parent: int = 0
+    conn: sa.Connection,
+    ctx: Context,
+    storage: Storage | None,
+    data: bytes,
+    filename: str,
+    *,
+    author: int = 0,
+    parent: int = 0,
 ) -> int:
-    """Store an image and its sub-sizes and insert its attachment row, in the caller's
-    transaction (the files of a rolled-back insert are left behind, unreferenced). Returns the
-    new attachment id. Raises ValueError when ``data`` is not an accepted image."""
+    """Store an image and its sub-sizes in ``storage`` (None: the site's) under ``YYYY/MM/`` of
+    the site's current month, and create its attachment item through the item service, in the
+    caller's write transaction; no network I/O of its own (the files of a rolled-back
+    transaction are left behind, unreferenced). Returns the new attachment id. Raises
+    ValueError when ``data`` is not an accepted image."""
     image, fmt = read_image(data)
     mime, extension = IMAGE_FORMATS[fmt]
-    now = now_utc()
-    local = to_local(now, ctx.zone)
-    folder_rel = f"{local:%Y}/{local:%m}"
-    folder = uploads_dir / folder_rel
-    folder.mkdir(parents=True, exist_ok=True)
+    target = _storage_of(ctx, storage)
+    local = to_local(now_utc(), ctx.zone)
     stem = sanitize_title(Path(filename).stem) or "image"
-    target = _unique_path(folder, stem, extension)
-    target.write_bytes(data)
     width, height = image.size
+    planned = [(name, size, crop) for name, max_w, max_h, crop in SIZES if (size := fit(width, height, max_w, max_h, crop))]
+
+    def size_key(key: str, size: tuple[int, int]) -> str:
+        return f"{key.rsplit('.', 1)[0]}-{size[0]}x{size[1]}.{extension}"
+
+    # A name is free when its sub-size files are too: they must not replace another upload's
+    # files (the reference's wp_unique_filename checks the same).
+    relative = target.put_unique(
+        f"{local:%Y}/{local:%m}/{stem}.{extension}", data,
+        also_free=lambda candidate: [size_key(candidate, size) for _, size, _ in planned],
+    )
     sizes: dict[str, Any] = {}
-    for name, max_w, max_h, crop in SIZES:
-        size = _fit(width, height, max_w, max_h, crop)
-        if size is None:
-            continue
-        size_path = folder / f"{target.stem}-{size[0]}x{size[1]}.{extension}"
-        _save_size(image, size_path, fmt, size, crop)
-        sizes[name] = {"file": size_path.name, "width": size[0], "height": size[1], "mime-type": mime,
-                       "filesize": size_path.stat().st_size}
-    relative = f"{folder_rel}/{target.name}"
+    for name, size, crop in planned:
+        encoded = render_size(image, fmt, size, crop)
+        key = size_key(relative, size)
+        target.put(key, encoded)
+        sizes[name] = {"file": key.rsplit("/", 1)[-1], "width": size[0], "height": size[1], "mime-type": mime,
+                       "filesize": len(encoded)}
     metadata = {"width": width, "height": height, "file": relative, "filesize": len(data), "sizes": sizes,
                 "image_meta": {}}
-    url = uploads_url(ctx.home) + relative
-    attachment_id = conn.execute(
-        sa.insert(posts).values(
-            type="attachment", status="inherit", author=author or None, parent=parent, slug=sanitize_title(target.stem),
-            title=Path(filename).stem, content="", excerpt="", mime_type=mime, guid=url,
-            date_local=local, date_utc=now, modified_local=local, modified_utc=now, comment_status="closed",
-            ping_status="closed", meta={FILE_KEY: relative, METADATA_KEY: metadata},
-        ).returning(posts.c.id)
-    ).scalar_one()
-    record_change(conn, "item", "create", attachment_id)
-    return attachment_id
+    item = item_service.create_item(
+        conn, ctx, ctx.registry.types["attachment"],
+        item_service.ItemChanges(
+            title=Path(filename).stem, author=author, parent=parent, mime_type=mime,
+            guid=absolute_url(target.url(relative), ctx.home),
+            protected_meta={FILE_KEY: relative, METADATA_KEY: metadata},
+        ),
+    )
+    return item.id
 
 
 # -- reading --------------------------------------------------------------------------------------
 
 
-def _image_object(home: str, row: Any) -> dict[str, Any] | bool:
+def _file_url(storage: Storage | None, home: str, key: str) -> str:
+    """The address of a stored file: ``storage``'s, or (None) the uploads folder's served at ``home``."""
+    if storage is not None:
+        try:
+            return absolute_url(storage.url(key), home)
+        except InvalidKey:
+            pass  # metadata not written here (an import): addressed as the uploads folder would be
+    return absolute_url(served_url(key), home)
+
+
+def _image_object(home: str, row: Any, storage: Storage | None = None) -> dict[str, Any] | bool:
     """calendar-api.md 2.5: url, id, extension, width, height, filesize, sizes; empty values dropped."""
     meta = row.meta or {}
     relative = str(meta.get(FILE_KEY) or "")
     if not relative:
         return False
-    base = uploads_url(home)
     metadata = meta.get(METADATA_KEY) or {}
     folder = relative.rsplit("/", 1)[0] + "/" if "/" in relative else ""
-    found: dict[str, Any] = {"url": base + relative, "id": row.id, "extension": relative.rsplit(".", 1)[-1].lower()}
+    found: dict[str, Any] = {"url": _file_url(storage, home, relative), "id": row.id,
+                             "extension": relative.rsplit(".", 1)[-1].lower()}
     for key in ("width", "height", "filesize"):
         if metadata.get(key):
             found[key] = metadata[key]
     sizes = {}
     for name, size in (metadata.get("sizes") or {}).items():
         entry = {k: v for k, v in size.items() if k != "file"}
-        entry["url"] = base + folder + str(size.get("file", ""))
+        entry["url"] = _file_url(storage, home, folder + str(size.get("file", "")))
         sizes[name] = entry
     if sizes:
         found["sizes"] = sizes
     return found
 
 
-def image_objects(conn: sa.Connection, home: str, ids: Iterable[int]) -> dict[int, Any]:
-    """The image objects of these attachment ids, in one query (missing ids map to False)."""
+def image_objects(conn: sa.Connection, home: str, ids: Iterable[int], *, storage: Storage | None = None) -> dict[int, Any]:
+    """The image objects of these attachment ids, in one query (missing ids map to False). File
+    addresses are ``storage``'s (None: those of the local uploads folder, served at ``home``)."""
     wanted = sorted({int(i) for i in ids if i})
     if not wanted:
         return {}
@@ -189,7 +160,7 @@ def image_objects(conn: sa.Connection, home: str, ids: Iterable[int]) -> dict[in
     ).all()
     found: dict[int, Any] = {i: False for i in wanted}
     for row in rows:
-        found[row.id] = _image_object(home, row)
+        found[row.id] = _image_object(home, row, storage)
     return found
 
 
@@ -304,13 +275,13 @@ def check_image(site: Any, ctx: Context, value: str, user: Any, downloads: Downl
 
 
 def resolve_image(
-    conn: sa.Connection, ctx: Context, value: str, user: Any, uploads_dir: Path | None = None, *,
+    conn: sa.Connection, ctx: Context, value: str, user: Any, storage: Storage | None = None, *,
     downloads: Downloads | None = None,
 ) -> int:
     """The attachment id an ``image`` argument stands for (0 removes the image), storing a remote
     image from ``downloads`` when needed (no network I/O: it runs in the write transaction; what
-    was downloaded is stored if it decodes as an image, whatever type its answer said). Raises the
-    reference's 400 when it cannot."""
+    was downloaded is stored if it decodes as an image, whatever type its answer said) in
+    ``storage`` (None: the site's). Raises the reference's 400 when it cannot."""
     found = _image_value(conn, ctx, value, user)
     if found is None:
         raise invalid_image()
@@ -319,9 +290,8 @@ def resolve_image(
     image = (downloads or {}).get(found)
     if image is None:
         raise invalid_image()
-    folder = uploads_dir or Path(ctx.site.settings.uploads_dir)
     name = Path(urlsplit(found).path).name or "image"
     try:
-        return create_attachment(conn, ctx, folder, image.data, name, author=getattr(user, "id", 0) or 0)
+        return create_attachment(conn, ctx, storage, image.data, name, author=getattr(user, "id", 0) or 0)
     except ValueError as err:
         raise invalid_image() from err

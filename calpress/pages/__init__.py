@@ -115,6 +115,6 @@ def build_pages(calpress: Calpress) -> PageTable:
             Page(f"calendar-{prefix.strip('/')}", prefix.rstrip("/"), public, prefix=True, any_method=True)
             for prefix in discovery.PAGE_PREFIXES
         ),
-        Page("uploads", uploads.PREFIX, uploads.UploadsResource(calpress.settings.uploads_dir), prefix=True),
+        Page("uploads", uploads.PREFIX, uploads.UploadsResource(calpress.site), prefix=True),
     ]
     return PageTable(rows)

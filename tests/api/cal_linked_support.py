@@ -67,7 +67,7 @@ def store_image(app: Any, width: int = 640, height: int = 480) -> int:
     buffer = io.BytesIO()
     Image.new("RGB", (width, height), "green").save(buffer, format="JPEG")
     with app.site.write() as conn:
-        return attachments.create_attachment(conn, context(app), app.settings.uploads_dir, buffer.getvalue(),
+        return attachments.create_attachment(conn, context(app), None, buffer.getvalue(),
                                              "featured-image.jpg")
 
 

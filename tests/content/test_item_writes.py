@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 import sqlalchemy as sa
 from item_support import create, ctx, in_threads, stored, update
 
@@ -105,6 +106,52 @@ def test_cycles_are_refused_by_dropping_the_parent(site):
     b = create(site, "page", title="B", parent=a.id)
     assert update(site, stored(site, a.id), parent=b.id).parent == 0
     assert update(site, stored(site, a.id), parent=a.id).parent == 0
+
+
+# -- attachments ----------------------------------------------------------------------------------
+
+UPLOADED = "http://example.test/wp-content/uploads/2026/01/poster.png"
+
+
+def test_attachments_are_created_like_other_items(site):
+    from calpress.store.changes import Change
+
+    recorded: list[Change] = []
+    site.change_listeners.append(recorded.extend)
+    parent = create(site, title="Poster")
+    soon = items.now_utc() + dt.timedelta(hours=2)
+    attachment = create(  # asked to publish (create's default), in the future: an attachment inherits
+        site, "attachment", title="Poster", parent=parent.id, mime_type="image/png", guid=UPLOADED, date=(soon, soon),
+        protected_meta={"_wp_attached_file": "2026/01/poster.png"},
+    )
+    assert (attachment.type, attachment.status, attachment.parent) == ("attachment", "inherit", parent.id)
+    assert attachment.mime_type == "image/png" and attachment.guid == UPLOADED
+    assert attachment.meta == {"_wp_attached_file": "2026/01/poster.png"}
+    # The reference's defaults: comments follow the site option (attachments support them), pings
+    # are closed (they do not support trackbacks).
+    assert (attachment.comment_status, attachment.ping_status) == ("open", "closed")
+    # Attachment slugs are unique among every type's.
+    assert attachment.slug == "poster-2"
+    assert stored(site, attachment.id) == attachment
+    assert Change("item", "create", (attachment.id,)) in recorded
+    unattached = create(site, "attachment", title="Photo", mime_type="image/jpeg", guid=UPLOADED)
+    assert unattached.slug == "photo" and unattached.status == "inherit"
+    assert create(site, "page", title="Photo").slug == "photo-2"  # pages share their namespace with attachments
+    assert create(site, "attachment", title="Private", status="private", mime_type="image/png").status == "private"
+
+
+def test_attachment_updates_keep_the_guid_and_protected_meta_is_the_services(site):
+    attachment = create(site, "attachment", title="Poster", mime_type="image/png", guid=UPLOADED,
+                        protected_meta={"_wp_attached_file": "2026/01/poster.png", "_wp_attachment_metadata": {"width": 1}})
+    renamed = update(site, attachment, title="Renamed", guid="http://elsewhere.test/x.png",
+                     protected_meta={"_wp_attachment_metadata": None})
+    assert renamed.guid == UPLOADED and renamed.mime_type == "image/png" and renamed.title == "Renamed"
+    assert renamed.meta == {"_wp_attached_file": "2026/01/poster.png"}
+    # Registered keys go through ``meta`` (validated); ``protected_meta`` takes only the service's own.
+    with pytest.raises(ValueError):
+        create(site, title="Wrong", protected_meta={"footnotes": "x"})
+    # Other items keep their permalink as GUID.
+    assert create(site, title="Plain").guid.startswith("http://example.test/")
 
 
 # -- concurrency ----------------------------------------------------------------------------------

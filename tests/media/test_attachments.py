@@ -30,7 +30,7 @@ def png(width: int = 1200, height: int = 800, color: str = "red") -> bytes:
 
 def store(app, data: bytes, name: str = "photo.png") -> int:
     with app.site.write() as conn:
-        return attachments.create_attachment(conn, context(app), app.settings.uploads_dir, data, name)
+        return attachments.create_attachment(conn, context(app), None, data, name)
 
 
 @dataclass
@@ -165,6 +165,98 @@ def test_stored_images_get_the_reference_sizes_and_metadata(app):
     with app.site.read() as conn:
         meta = conn.execute(sa.select(posts.c.meta).where(posts.c.id == second)).scalar_one()
     assert meta[attachments.FILE_KEY].endswith("/photo-1.png") and meta[attachments.METADATA_KEY]["sizes"] == {}
+
+
+def test_an_attachment_is_an_ordinary_item_of_the_item_service(app):
+    from content_support import make_item
+
+    from calpress.content import items
+    from calpress.store.changes import Change
+
+    make_item(app, title="Poster")  # takes the slug "poster": attachments share every type's slugs
+    recorded: list[Change] = []
+    app.site.change_listeners.append(recorded.extend)
+    with app.site.write() as conn:
+        attachment_id = attachments.create_attachment(conn, context(app), None, png(640, 480), "Poster.png", author=0)
+    assert recorded == [Change("item", "create", (attachment_id,))]
+    with app.site.read() as conn:
+        item = items.get_item(conn, attachment_id)
+        image = attachments.image_objects(conn, "http://example.test", [attachment_id])[attachment_id]
+    key = item.meta[attachments.FILE_KEY]
+    assert (item.type, item.status, item.title, item.slug, item.author) == ("attachment", "inherit", "Poster", "poster-2", 0)
+    assert item.mime_type == "image/png" and item.guid == f"http://example.test/wp-content/uploads/{key}"
+    assert key.endswith("/poster.png") and item.meta[attachments.METADATA_KEY]["file"] == key
+    storage = app.site.storage
+    assert storage.size(key) == len(png(640, 480))
+    folder = key.rsplit("/", 1)[0]
+    for size in item.meta[attachments.METADATA_KEY]["sizes"].values():
+        assert storage.size(f"{folder}/{size['file']}") == size["filesize"]
+    base = f"http://example.test/wp-content/uploads/{folder}/"
+    assert image == {
+        "url": base + "poster.png", "id": attachment_id, "extension": "png", "width": 640, "height": 480,
+        "filesize": len(png(640, 480)),
+        "sizes": {
+            "thumbnail": {"width": 150, "height": 150, "mime-type": "image/png", "filesize": image["sizes"]["thumbnail"]["filesize"],
+                          "url": base + "poster-150x150.png"},
+            "medium": {"width": 300, "height": 225, "mime-type": "image/png", "filesize": image["sizes"]["medium"]["filesize"],
+                       "url": base + "poster-300x225.png"},
+        },
+    }
+
+
+def test_sub_sizes_never_overwrite_another_upload(app):
+    small = png(10, 10, "green")
+    first = store(app, small, "photo-150x150.png")
+    second = store(app, png(400, 300), "photo.png")  # photo.png would make photo-150x150.png: the next name is taken
+    with app.site.read() as conn:
+        keys = {row.id: row.meta[attachments.FILE_KEY] for row in conn.execute(sa.select(posts.c.id, posts.c.meta))}
+    assert keys[first].endswith("/photo-150x150.png") and keys[second].endswith("/photo-1.png")
+    with app.site.storage.open(keys[first]) as stream:
+        assert stream.read() == small
+
+
+def test_attachments_go_to_the_storage_given(app, tmp_path):
+    from storage_support import MemoryStorage
+
+    from calpress.media.storage import LocalStorage
+
+    elsewhere = MemoryStorage("https://cdn.example.test/media/")
+    with app.site.write() as conn:
+        in_memory = attachments.create_attachment(conn, context(app), elsewhere, png(300, 300), "remote.png")
+        # A local storage over another folder is a storage like any other.
+        other = LocalStorage(tmp_path / "other", "/elsewhere/")
+        attachments.create_attachment(conn, context(app), other, png(20, 20), "local.png")
+        guid = conn.execute(sa.select(posts.c.guid).where(posts.c.id == in_memory)).scalar_one()
+        image = attachments.image_objects(conn, "http://example.test", [in_memory], storage=elsewhere)[in_memory]
+    assert sorted(key.rsplit("/", 1)[-1] for key in elsewhere.files) == ["remote-150x150.png", "remote.png"]
+    assert guid.startswith("https://cdn.example.test/media/") and guid.endswith("/remote.png")
+    assert image["url"] == guid and image["sizes"]["thumbnail"]["url"].startswith("https://cdn.example.test/media/")
+    assert [p.name for p in (tmp_path / "other").rglob("*.png")] == ["local.png"]
+    assert not app.settings.uploads_dir.exists() or not any(app.settings.uploads_dir.rglob("*.png"))
+
+
+def test_a_storage_plugged_into_the_site_is_the_one_served(app, client):
+    """The seam: an in-memory storage in place of the uploads folder gets the upload's files, and
+    the uploads page serves them from it."""
+    from storage_support import MemoryStorage
+
+    double = MemoryStorage()
+    app.site.storage = double
+    data = png(400, 300)
+    attachment_id = store(app, data, "seam.png")
+    with app.site.read() as conn:
+        key = conn.execute(sa.select(posts.c.meta).where(posts.c.id == attachment_id)).scalar_one()[attachments.FILE_KEY]
+    assert key in double.files and double.files[key] == data
+    assert sorted(name.rsplit("/", 1)[1] for name in double.files) == ["seam-150x150.png", "seam-300x225.png", "seam.png"]
+    assert not app.settings.uploads_dir.exists() or not any(p.is_file() for p in app.settings.uploads_dir.rglob("*"))
+    got = client.get("/wp-content/uploads/" + key)
+    assert got.status_code == 200 and got.content == data and got.headers["content-type"] == "image/png"
+    thumbnail = key.replace("seam.png", "seam-150x150.png")
+    with Image.open(io.BytesIO(client.get("/wp-content/uploads/" + thumbnail).content)) as image:
+        assert image.size == (150, 150)
+    assert client.request("HEAD", "/wp-content/uploads/" + key).headers["content-length"] == str(len(data))
+    double.delete(key)
+    assert client.get("/wp-content/uploads/" + key).status_code == 404
 
 
 def test_only_images_are_accepted(app):
@@ -362,3 +454,47 @@ def test_no_outbound_http_but_through_the_guarded_client():
         if re.search(r"^\s*(import|from)\s+(httpx|httpcore|urllib\.request|urllib3|requests|http\.client)\b", text, re.M):
             offenders.append(str(path.relative_to(root)))
     assert offenders == []
+
+
+# -- the attachment type: registered, not served in REST yet --------------------------------------
+
+
+def test_the_attachment_type_is_registered_as_the_reference_does(app):
+    from calpress.content.types import type_labels
+
+    attachment = app.site.registry.types["attachment"]
+    assert (attachment.rest_base, attachment.default_status, attachment.permalink) == ("media", "inherit", "attachment")
+    assert attachment.supports == frozenset({"title", "author", "comments"}) and not attachment.hierarchical
+    assert attachment.caps["create_posts"] == "upload_files" and attachment.caps["edit_posts"] == "edit_posts"
+    assert not attachment.can_trash and attachment.icon == "dashicons-admin-media"
+    assert type_labels(attachment)["singular_name"] == "Media" and type_labels(attachment)["add_new"] == "Add Media File"
+    assert list(app.site.registry.types)[:4] == ["post", "page", "attachment", "wp_block"]
+    assert not attachment.show_in_rest and attachment not in app.site.registry.rest_types()
+
+
+def test_registering_the_attachment_type_changes_no_answer(app, client, accounts, admin):
+    from content_support import make_image, make_item
+
+    from calpress.api.cms_users import author_types
+
+    assert "attachment" not in client.get("/cms/v2/types").json
+    assert "attachment" not in client.get("/cms/v2/types", params={"context": "edit"}, user=admin).json
+    unknown = client.get("/cms/v2/types/attachment", user=admin)
+    assert unknown.status_code == 404 and unknown.json["code"] == "rest_type_invalid"
+    assert client.get("/cms/v2/media").status_code == 404
+    names = author_types(app.site.registry)
+    assert names == ["post", "page", "attachment", *[t.name for t in app.site.registry.rest_types()][2:]]
+
+    draft = make_item(app, title="Draft parent", author=accounts["author"].id, status="draft")
+    image = make_image(app, author=accounts["author"].id, parent=draft.id)
+    # Nobody may comment on an attachment, whatever its capabilities would say.
+    refused = client.post("/cms/v2/comments", user=admin, json={"post": image, "content": "Nice"})
+    assert refused.status_code == 403 and refused.json["code"] == "rest_comment_invalid_post_id"
+    # Its featured-media link shows only when the attachment is public, for its owner and the
+    # editors as for everybody: no meta capability is granted on items of a type not served.
+    pictured = make_item(app, title="Pictured", author=accounts["author"].id, featured_media=image)
+    for user in (None, accounts["author"], accounts["editor"], admin):
+        links = client.get(f"/cms/v2/posts/{pictured.id}", user=user).json["_links"]
+        assert "wp:featuredmedia" not in links, user
+    found = client.get("/cms/v2/search", params={"search": "image"}, user=admin).json
+    assert found == []

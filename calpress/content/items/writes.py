@@ -48,6 +48,10 @@ if TYPE_CHECKING:
     from ..registry import ContentRegistry
 
 
+# The statuses an attachment may have of its own; any other becomes ``inherit``.
+ATTACHMENT_STATUSES = frozenset({"inherit", "private", "trash", "auto-draft"})
+
+
 class ItemError(RestError):
     """An item could not be written; ``code``, message and status are the reference's."""
 
@@ -61,7 +65,13 @@ class ItemChanges:
     default on create). ``date`` is (local, utc); ``reset_date`` makes the date float again.
     ``meta`` holds registered keys (None deletes one); ``terms`` maps taxonomy -> term ids.
     ``unique_draft_slug``: a draft's given slug is made unique as if published (the REST API
-    does so, so that the returned slug is the one publishing would keep)."""
+    does so, so that the returned slug is the one publishing would keep).
+
+    What attachments need besides: ``mime_type``; ``guid``, the GUID given at creation (an
+    attachment's is the address of its file; other items get their permalink, and a GUID never
+    changes afterwards); ``protected_meta``, keys of the calling service's own (``_``-prefixed,
+    the reference's protected meta, such as ``_wp_attached_file``), stored as given, unlike
+    ``meta`` (None deletes one)."""
 
     title: str | None = None
     content: str | None = None
@@ -83,6 +93,9 @@ class ItemChanges:
     meta: dict[str, Any] | None = None
     terms: dict[str, list[int]] = field(default_factory=dict)
     unique_draft_slug: bool = False
+    mime_type: str | None = None
+    guid: str | None = None
+    protected_meta: dict[str, Any] | None = None
 
 
 def check_author(conn: sa.Connection, author_id: int) -> None:
@@ -155,6 +168,13 @@ def _apply_meta(meta: dict[str, Any], registry: ContentRegistry, content_type: C
             meta.pop(FORMAT_KEY, None)
         else:
             meta[FORMAT_KEY] = changes.format
+    for name, value in (changes.protected_meta or {}).items():
+        if not name.startswith("_"):
+            raise ValueError(f"{name!r} is no protected meta key: registered keys go through ItemChanges.meta")
+        if value is None:
+            meta.pop(name, None)
+        else:
+            meta[name] = value
     if changes.meta:
         fields = registry.registered_meta(content_type)
         for name, value in changes.meta.items():
@@ -203,12 +223,15 @@ def _save(
 
     previous_status = before.status if before is not None else "new"
     status = changes.status or (before.status if before is not None else content_type.default_status)
+    if content_type.name == "attachment" and status not in ATTACHMENT_STATUSES:
+        status = "inherit"  # an attachment takes its parent's status (the reference's wp_insert_post)
     author = pick(changes.author, "author", ctx.user_id)
     parent = int(pick(changes.parent, "parent", 0) or 0)
     if content_type.hierarchical and before is not None:
         parent = _check_parent(conn, before.id, parent)
     menu_order = int(pick(changes.menu_order, "menu_order", 0) or 0)
     password = pick(changes.password, "password", "")
+    mime_type = pick(changes.mime_type, "mime_type", "")
     comment_status = changes.comment_status or (
         before.comment_status if before is not None else default_comment_status(content_type, "comment", ctx.options)
     )
@@ -295,10 +318,12 @@ def _save(
         "modified_utc": modified_utc,
         "comment_status": comment_status,
         "ping_status": ping_status,
+        "mime_type": mime_type,
         "meta": meta,
     }
     if creating:
-        item_id = conn.execute(sa.insert(posts).values(**values, guid="").returning(posts.c.id)).scalar_one()
+        guid = changes.guid or ""
+        item_id = conn.execute(sa.insert(posts).values(**values, guid=guid).returning(posts.c.id)).scalar_one()
     else:
         conn.execute(sa.update(posts).where(posts.c.id == item_id).values(**values))
     item = get_item(conn, item_id)
@@ -314,7 +339,7 @@ def _save(
             parent=item.parent, status=item.status, current_slug=item.slug,
         )
         item.slug = followup["slug"]
-    if creating:
+    if creating and not changes.guid:
         # The GUID is the address at creation and never changes (cms-api.md 2.5).
         uri = page_uris(conn, [item]).get(item.id) if content_type.hierarchical else None
         followup["guid"] = item.guid = permalink(ctx, item, uri=uri)

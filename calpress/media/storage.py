@@ -1,0 +1,227 @@
+"""File storage: the one seam every uploaded file goes through, and its local implementation.
+
+``Storage`` is a small abstract class, shaped like httpx's transport base class
+(``httpx/_transports/base.py``): a handful of documented methods and nothing else, so that a second
+back end (an S3-compatible bucket) is one subclass and one line in :func:`build_storage`.
+``LocalStorage`` keeps the files in the uploads folder, as the reference's ``wp-content/uploads``.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import secrets
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from ..config import Settings
+
+__all__ = [
+    "UPLOADS_PATH", "InvalidKey", "LocalStorage", "Storage", "absolute_url", "build_storage", "check_key", "served_url",
+]
+
+# Where this site serves the files of a storage that has no address of its own (pages/uploads.py),
+# the reference's uploads address.
+UPLOADS_PATH = "/wp-content/uploads/"
+# Unique names are tried up to this many numbers (photo-1.jpg ... photo-9999.jpg), then refused.
+_MAX_UNIQUE = 10_000
+
+
+class InvalidKey(ValueError):
+    """A key the storage refuses: empty, absolute, or with ``.``/``..`` or empty parts, a NUL or
+    a backslash. Never a "missing file": the key could not name a file of the storage at all."""
+
+
+def check_key(key: str) -> str:
+    """``key`` when it is a relative path that stays inside the storage; raises InvalidKey."""
+    if not isinstance(key, str) or not key:
+        raise InvalidKey("empty key")
+    if "\x00" in key or "\\" in key:
+        raise InvalidKey(f"refused character in key {key!r}")
+    if key.startswith("/"):
+        raise InvalidKey(f"absolute key {key!r}")
+    if any(part in ("", ".", "..") for part in key.split("/")):
+        raise InvalidKey(f"key {key!r} does not name one file below the storage")
+    return key
+
+
+def absolute_url(url: str, home: str) -> str:
+    """A storage address made absolute: a path (``/wp-content/uploads/...``, served by this
+    site) is joined to the site's home address; an absolute address is kept."""
+    if url.startswith("/") and not url.startswith("//"):
+        return home.rstrip("/") + url
+    return url
+
+
+def served_url(key: str, base_url: str = UPLOADS_PATH) -> str:
+    """The address of ``key`` under ``base_url`` (a folder's address, ending in ``/``).
+
+    Keys may hold characters a URL cannot carry as they are (the ``%`` of a percent-encoded
+    title): the address encodes them, and the uploads page, which reads the decoded path, finds
+    the key again. The key is not checked here (``LocalStorage.url`` checks it first)."""
+    return base_url + quote(key, safe="/")
+
+
+def _numbered(key: str, number: int) -> str:
+    """``2026/01/photo.jpg`` as ``2026/01/photo-<number>.jpg`` (the reference's unique names)."""
+    folder, _, name = key.rpartition("/")
+    stem, dot, extension = name.rpartition(".")
+    if not dot or not stem:
+        stem, extension = name, ""
+    numbered = f"{stem}-{number}" + (f".{extension}" if dot and extension else "")
+    return f"{folder}/{numbered}" if folder else numbered
+
+
+class Storage(abc.ABC):
+    """Where uploaded files are kept, by key.
+
+    Usage::
+
+        key = site.storage.put_unique("2026/01/poster.jpg", data)   # "2026/01/poster-1.jpg" if taken
+        with site.storage.open(key) as stream:
+            body = stream.read()
+        site.storage.size(key), site.storage.url(key)              # 48213, "/wp-content/uploads/2026/01/poster-1.jpg"
+        site.storage.delete(key)
+
+    The contract, for every implementation:
+
+    * A key is a relative POSIX path such as ``2026/01/poster.jpg``. Keys never leave the
+      storage: an empty or absolute key, ``.``/``..`` or empty parts, a NUL or a backslash are
+      refused with :class:`InvalidKey` (a ValueError) by every method, before anything is read or
+      written (:func:`check_key`).
+    * "Missing" is :class:`FileNotFoundError`, from ``open`` and ``size``: nothing is stored
+      under the key (a folder is not a file, and a local file reached through a link leading out
+      of the storage counts as missing). ``delete`` of a missing key is not an error.
+    * ``put`` stores the whole content or nothing (readers never see a partial file);
+      ``overwrite=False`` raises FileExistsError when the key is taken, atomically, so two
+      processes choosing names concurrently never overwrite each other.
+    * ``url`` is the public address of a key, whether or not it is stored: absolute (a bucket,
+      a CDN), or a path from the site's home for files this site serves itself (``pages/uploads.py``
+      reads them through ``open``); :func:`absolute_url` joins such a path to the home address.
+
+    Subclasses implement ``put``, ``open``, ``delete``, ``url`` and ``size``; ``exists``,
+    ``put_unique`` and ``close`` are built on them and may be overridden.
+    """
+
+    @abc.abstractmethod
+    def put(self, key: str, data: bytes, *, overwrite: bool = True) -> None:
+        """Store ``data`` under ``key``. Raises FileExistsError when ``overwrite`` is false and
+        the key is taken."""
+
+    @abc.abstractmethod
+    def open(self, key: str) -> BinaryIO:
+        """The stored file, opened for binary reading; the caller closes it. Raises
+        FileNotFoundError when nothing is stored under ``key``."""
+
+    @abc.abstractmethod
+    def delete(self, key: str) -> None:
+        """Remove the file stored under ``key``, if any."""
+
+    @abc.abstractmethod
+    def url(self, key: str) -> str:
+        """The public address of ``key``: absolute, or a path from the site's home."""
+
+    @abc.abstractmethod
+    def size(self, key: str) -> int:
+        """The size in bytes of the file under ``key``. Raises FileNotFoundError when missing."""
+
+    def exists(self, key: str) -> bool:
+        """Whether a file is stored under ``key``."""
+        try:
+            self.size(key)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def put_unique(self, key: str, data: bytes, *, also_free: Callable[[str], Iterable[str]] | None = None) -> str:
+        """Store ``data`` under ``key`` or, when it is taken, under the first free of
+        ``name-1.ext``, ``name-2.ext``... (the reference's wp_unique_filename); returns the key
+        used. ``also_free(candidate)`` names further keys a candidate needs free (an image's
+        sub-size files, which must not overwrite another upload's)."""
+        check_key(key)
+        for number in range(_MAX_UNIQUE):
+            candidate = key if number == 0 else _numbered(key, number)
+            if also_free is not None and any(self.exists(other) for other in also_free(candidate)):
+                continue
+            try:
+                self.put(candidate, data, overwrite=False)
+            except FileExistsError:
+                continue
+            return candidate
+        raise FileExistsError(f"no free name for {key!r}")
+
+    def close(self) -> None:  # noqa: B027 (optional: most storages hold nothing)
+        """Release what the storage holds (connections); the site calls it on close."""
+
+
+class LocalStorage(Storage):
+    """Files in a folder of the local disk (the uploads folder), served by this site at
+    ``base_url``: a path from the site's home (by default the reference's
+    ``/wp-content/uploads/``) or an absolute address of whatever serves the folder."""
+
+    def __init__(self, folder: Path | str, base_url: str = UPLOADS_PATH) -> None:
+        self.folder = Path(folder)
+        self.base_url = base_url if base_url.endswith("/") else base_url + "/"
+
+    def _path(self, key: str) -> Path:
+        """The file of ``key``, after checking that it resolves inside the folder (a link may
+        point anywhere; what it reaches outside the folder is not ours to serve or overwrite)."""
+        check_key(key)
+        root = self.folder.resolve()
+        target = (root / key).resolve()
+        if root not in target.parents:
+            raise FileNotFoundError(key)
+        return target
+
+    def put(self, key: str, data: bytes, *, overwrite: bool = True) -> None:
+        target = self._path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Written under a private name first, then moved into place in one step: readers and
+        # other writers see the whole file or none.
+        temporary = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part"
+        temporary.write_bytes(data)
+        try:
+            if overwrite:
+                os.replace(temporary, target)
+            else:
+                os.link(temporary, target)  # FileExistsError when taken, atomically
+        finally:
+            temporary.unlink(missing_ok=True)
+
+    def open(self, key: str) -> BinaryIO:
+        target = self._path(key)
+        if not target.is_file():
+            raise FileNotFoundError(key)
+        return target.open("rb")
+
+    def delete(self, key: str) -> None:
+        try:
+            target = self._path(key)
+        except FileNotFoundError:
+            return
+        if target.is_file():
+            target.unlink(missing_ok=True)
+
+    def url(self, key: str) -> str:
+        return served_url(check_key(key), self.base_url)
+
+    def size(self, key: str) -> int:
+        target = self._path(key)
+        if not target.is_file():
+            raise FileNotFoundError(key)
+        return target.stat().st_size
+
+    def exists(self, key: str) -> bool:
+        try:
+            return self._path(key).is_file()
+        except FileNotFoundError:
+            return False
+
+
+def build_storage(settings: Settings) -> Storage:
+    """The storage of these settings (the site holds it as ``site.storage``): the uploads folder.
+    A second back end is chosen here, from a setting."""
+    return LocalStorage(settings.uploads_dir, UPLOADS_PATH)

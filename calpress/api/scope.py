@@ -17,6 +17,7 @@ sub-requests do not (see rest/scope.py).
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..auth import users as user_store
@@ -54,12 +55,14 @@ class Records:
 
 
 class ApiScope(Scope):
-    __slots__ = ("site", "request", "_options", "_context", "_records", "target", "edits_some_type")
+    __slots__ = ("site", "_request", "_options", "_context", "_records", "target", "edits_some_type")
 
     def __init__(self, site: Site, request: RestRequest, parent: ApiScope | None = None, *, share: bool = False) -> None:
         super().__init__(request, parent, share=share)
         self.site = site
-        self.request = request
+        # Weak: the request holds its scope, and a cycle of the two would leave every request's
+        # objects to the cyclic garbage collector instead of freeing them as the request ends.
+        self._request = weakref.ref(request)
         # One options snapshot for the request and all of its sub-requests.
         self._options: dict[str, Any] | None = parent._options if parent is not None else None
         self._context: Context | None = None
@@ -70,6 +73,13 @@ class ApiScope(Scope):
 
     def child(self, request: Any, *, share: bool) -> ApiScope:
         return ApiScope(self.site, request, self, share=share)
+
+    @property
+    def request(self) -> RestRequest:
+        found = self._request()
+        if found is None:
+            raise RuntimeError("the request of this scope has ended")
+        return found
 
     @property
     def records(self) -> Records:

@@ -54,6 +54,15 @@ Applied = tuple[tuple[str, str], ...]
 # -- typed queries --------------------------------------------------------------------------------
 
 
+def total_key(query: Any) -> tuple[Any, ...]:
+    """A query's fields but its page, page size and echo, hashable: what its total depends on."""
+    return tuple(
+        tuple(v) if isinstance(v, list) else v
+        for k, v in query.__dict__.items()
+        if k not in ("page", "per_page", "applied")
+    )
+
+
 @dataclass
 class EventQuery:
     """What an event listing asks for, after defaults (all wall times in the site's zone)."""
@@ -80,11 +89,7 @@ class EventQuery:
 
     def key(self) -> tuple[Any, ...]:
         """What the total depends on (not the page, nor the echo)."""
-        return tuple(
-            tuple(v) if isinstance(v, list) else v
-            for k, v in self.__dict__.items()
-            if k not in ("page", "per_page", "applied")
-        )
+        return total_key(self)
 
 
 @dataclass
@@ -105,11 +110,8 @@ class LinkedQuery:
     applied: Applied = field(default=(), compare=False)
 
     def key(self) -> tuple[Any, ...]:
-        return tuple(
-            tuple(v) if isinstance(v, list) else v
-            for k, v in self.__dict__.items()
-            if k not in ("page", "per_page", "applied")
-        )
+        """What the total depends on (not the page, nor the echo)."""
+        return total_key(self)
 
 
 @dataclass

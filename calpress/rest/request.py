@@ -155,6 +155,7 @@ class RestRequest:
         "scope",
         "_json_error",
         "_merged",
+        "__weakref__",  # the scope refers back to its request weakly: no cycle for the GC to find
     )
 
     def __init__(

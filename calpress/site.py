@@ -75,7 +75,7 @@ class Site:
     def __init__(self, settings: Settings, registry: ContentRegistry, engine: sa.Engine | None = None) -> None:
         self.settings = settings
         self.registry = registry
-        # Every outbound request of the site goes through this client (net.py); never inside a
+        # Every outbound request of the site goes through this client (calpress.net); never inside a
         # write transaction.
         self.http = net.Client(net.NetPolicy.from_settings(settings))
         # Every uploaded file is kept through this storage (media/storage.py): the uploads folder

@@ -212,7 +212,7 @@ Downloads = dict[str, RemoteImage | None]
 
 def fetch(client: net.Client, url: str) -> RemoteImage | None:
     """GET ``url`` through the site's guarded client: what it answered, or None when the address
-    is refused (net.py's policy: loopback, private networks, closed ports...), the request fails,
+    is refused (calpress.net's policy: loopback, private networks, closed ports...), the request fails,
     or the answer is not a 200 with a body. Never call it inside a write transaction."""
     try:
         answer = client.get(url, max_bytes=MAX_DOWNLOAD)

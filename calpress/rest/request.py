@@ -152,7 +152,8 @@ class RestRequest:
         "endpoint",
         "route_def",
         "routes",
-        "scope",
+        "scope_factory",
+        "_scope",
         "_json_error",
         "_merged",
         "__weakref__",  # the scope refers back to its request weakly: no cycle for the GC to find
@@ -188,13 +189,28 @@ class RestRequest:
         self.remote_addr = remote_addr
         self.endpoint: Any = None
         self.route_def: Any = None
-        # The request's scope (rest/scope.py) and the route registry it runs in, given by the
-        # engine before anything runs.
-        self.scope: Any = None
+        # The route registry the request runs in and the factory of its scope (rest/scope.py),
+        # given by the engine before anything runs; the scope itself is made on first use (an
+        # answer from the cache needs none) or given by the engine (sub-requests).
+        self.scope_factory: Any = None
+        self._scope: Any = None
         self.routes: Any = None
         self._json_error: RestError | None = None
         self._merged: dict[str, Any] | None = None
         self._parse_body()
+
+    @property
+    def scope(self) -> Any:
+        scope = self._scope
+        if scope is None:
+            if self.scope_factory is None:
+                raise RuntimeError("this request runs outside the engine: it has no scope")
+            scope = self._scope = self.scope_factory(self)
+        return scope
+
+    @scope.setter
+    def scope(self, scope: Any) -> None:
+        self._scope = scope
 
     # -- bodies -------------------------------------------------------------------------------
 

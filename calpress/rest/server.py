@@ -102,8 +102,8 @@ class RestServer:
 
     def serve(self, request: RestRequest, *, http_method: str | None = None) -> tuple[int, list[tuple[str, str]], bytes]:
         """Answer one HTTP request: returns status, header pairs and the body bytes."""
-        if request.scope is None:
-            request.scope = self.new_scope(request)
+        if request.scope_factory is None:
+            request.scope_factory = self.new_scope
         request.routes = self.registry
         http_method = (http_method or request.method).upper()
         query = request.query
@@ -143,8 +143,8 @@ class RestServer:
 
     def serve_error(self, request: RestRequest, error: RestError) -> tuple[int, list[tuple[str, str]], bytes]:
         """Answer with ``error`` without running the request (used by the transport)."""
-        if request.scope is None:
-            request.scope = self.new_scope(request)
+        if request.scope_factory is None:
+            request.scope_factory = self.new_scope
         request.routes = self.registry
         request.user = ANONYMOUS
         return self._finish(request, error_response(error), request.method, nocache=False)
@@ -237,8 +237,7 @@ class RestServer:
         if endpoint is None or not endpoint.cache:
             return None
         key = (request.base_url, request.route, repr(sorted(request.query.items())), request.user_id, int(time.time() // 60))
-        generation = request.scope.generation = self.generation(request)  # handlers may key their own caches by it
-        return key, generation
+        return key, self.generation(request)
 
     def respond(self, request: RestRequest) -> RestResponse:
         """Dispatch an authenticated request, then apply Allow, links, ``_embed`` and ``_fields``."""
@@ -249,6 +248,7 @@ class RestServer:
             found = self.answers.get(*cached)
             if found is not None:
                 return found
+            request.scope.generation = cached[1]  # handlers may key their own caches by it
         response = self._respond(request)
         if cached is not None and response.status < 400 and response.raw is None and isinstance(response.data, (dict, list)):
             response = self.answers.put(cached[0], cached[1], response)

@@ -55,3 +55,27 @@ def test_the_scope_refers_to_its_request_while_it_runs(app):
     gc.collect()
     with pytest.raises(RuntimeError):
         scope.request  # noqa: B018 - the property raises once its request is gone
+
+
+def test_a_scope_is_made_on_first_use_and_not_for_a_cached_answer(app):
+    """The engine gives a request its scope factory, not a scope: an answer from the cache (most
+    public traffic) builds none, and a handler that runs sees the generation its answer is cached under."""
+    from content_support import make_item
+
+    make_item(app, title="Listed")
+
+    def serve() -> RestRequest:
+        request = RestRequest("GET", "/cal/events/v1/events", base_url="http://example.test")
+        status, _, _ = app.rest.serve(request)
+        assert status == 200
+        return request
+
+    built = serve()
+    assert built._scope is not None and built._scope.generation == app.rest.generation(built)
+    cached = serve()
+    assert cached._scope is None
+    assert isinstance(cached.scope, ApiScope) and cached.scope.request is cached  # still there when asked
+
+    outside = RestRequest("GET", "/cms/v2/posts")
+    with pytest.raises(RuntimeError):
+        outside.scope  # noqa: B018 - no engine gave it a scope factory

@@ -22,7 +22,9 @@ Never call it inside a write transaction: a fetch may take the whole time budget
 transaction held that long blocks every other writer (SQLite has one). Fetch first, then open the
 transaction.
 
-How it is built: a network backend for httpcore (``_GuardedBackend.connect_tcp``) resolves the
+How it is built (``transport.py``, imported on a client's first request: httpx and TLS take
+about 75 ms and 10 MB to load, which a worker that never fetches anything should not pay): a
+network backend for httpcore (``GuardedBackend.connect_tcp``) resolves the
 host, judges every answer and connects to the judged IP literal; TLS still gets the host name for
 SNI and the certificate check, because httpcore hands ``server_hostname`` to ``start_tls`` from
 the request's origin, not from the TCP connect. A small httpx transport wraps the connection pool.
@@ -37,22 +39,18 @@ tenth reason, ``bad_response``, covers answers that are not HTTP or do not decom
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import re
 import socket
-import time
-import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-import httpcore
-import httpx
-
 if TYPE_CHECKING:
-    from .config import Settings
+    from ..config import Settings
+    from .transport import GuardedTransport
 
 __all__ = ["REASONS", "REDIRECT_STATUSES", "Client", "Fetched", "NetPolicy", "OutboundError", "Resolver", "address_kind", "fetch"]
 
@@ -249,122 +247,6 @@ class NetPolicy:
         return OutboundError("refused_address", f"{where} is a {kind} address")
 
 
-class _GuardedBackend(httpcore.SyncBackend):
-    """httpcore's socket backend, with the address check where the socket is opened."""
-
-    def __init__(self, policy: NetPolicy, resolver: Resolver) -> None:
-        self._policy = policy
-        self._resolver = resolver
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Any = None,
-    ) -> httpcore.NetworkStream:
-        addresses = self._resolve(host, port)
-        # Judge every answer before connecting to any: a name with one private answer is refused
-        # even when a public one comes first, or the outcome would depend on answer order.
-        for ip in addresses:
-            refusal = self._policy._refusal(host, ip, port)
-            if refusal is not None:
-                raise refusal
-        deadline = None if timeout is None else time.monotonic() + timeout
-        failure: Exception | None = None
-        for ip in addresses:
-            remaining = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            try:
-                # An IP literal: create_connection has nothing left to look up, so the socket goes
-                # to exactly the address judged above.
-                return super().connect_tcp(str(ip), port, remaining, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as err:
-                failure = err
-        assert failure is not None
-        raise failure
-
-    def _resolve(self, host: str, port: int) -> list[IPAddress]:
-        if _is_literal(host):
-            return [ipaddress.ip_address(host)]
-        try:
-            answers = self._resolver(host, port, 0, socket.SOCK_STREAM)
-        except (OSError, UnicodeError) as err:
-            raise OutboundError("unresolvable", f"{host} could not be resolved ({err})") from err
-        addresses: list[IPAddress] = []
-        for family, _type, _proto, _name, sockaddr in answers:
-            if family in (socket.AF_INET, socket.AF_INET6):
-                ip = ipaddress.ip_address(sockaddr[0])
-                if ip not in addresses:
-                    addresses.append(ip)
-        if not addresses:
-            raise OutboundError("unresolvable", f"{host} has no internet address")
-        return addresses
-
-
-@contextlib.contextmanager
-def _translated(url: httpx.URL) -> Iterator[None]:
-    """httpcore's failures as OutboundError values."""
-    try:
-        yield
-    except httpcore.TimeoutException as err:
-        raise OutboundError("timeout", f"{url} did not answer in time") from err
-    except httpcore.NetworkError as err:
-        raise OutboundError("unreachable", f"{url} could not be reached ({err or type(err).__name__})") from err
-    except httpcore.UnsupportedProtocol as err:
-        raise OutboundError("refused_scheme", f"{url} does not use http or https") from err
-    except httpcore.ProtocolError as err:
-        raise OutboundError("bad_response", f"{url} did not answer in HTTP ({err or type(err).__name__})") from err
-
-
-class _ResponseBody(httpx.SyncByteStream):
-    def __init__(self, stream: Any, url: httpx.URL) -> None:
-        self._stream = stream
-        self._url = url
-
-    def __iter__(self) -> Iterator[bytes]:
-        with _translated(self._url):
-            yield from self._stream
-
-    def close(self) -> None:
-        self._stream.close()
-
-
-class _GuardedTransport(httpx.BaseTransport):
-    """An httpx transport over a connection pool whose sockets all go through ``_GuardedBackend``."""
-
-    def __init__(self, policy: NetPolicy, resolver: Resolver) -> None:
-        self._pool = httpcore.ConnectionPool(
-            network_backend=_GuardedBackend(policy, resolver),
-            max_connections=20,
-            max_keepalive_connections=10,
-            keepalive_expiry=5.0,
-        )
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url
-        core_request = httpcore.Request(
-            method=request.method,
-            url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
-            headers=request.headers.raw,
-            content=request.stream,
-            # Only the timeouts: an ``sni_hostname`` extension would change the TLS name.
-            extensions={"timeout": request.extensions["timeout"]},
-        )
-        with _translated(url):
-            core_response = self._pool.handle_request(core_request)
-        return httpx.Response(
-            core_response.status,
-            headers=core_response.headers,
-            stream=_ResponseBody(core_response.stream, url),
-            extensions=core_response.extensions,
-            request=request,
-        )
-
-    def close(self) -> None:
-        self._pool.close()
-
-
 @dataclass
 class Fetched:
     """An answer: the final ``url`` after redirects, and ``redirects``, the URLs redirected to in
@@ -373,7 +255,7 @@ class Fetched:
 
     url: str
     status: int
-    headers: httpx.Headers
+    headers: Mapping[str, str]  # httpx.Headers: case-insensitive, repeated names joined
     content: bytes
     content_type: str
     redirects: list[str]
@@ -390,7 +272,9 @@ class Client:
 
     def __init__(self, policy: NetPolicy | None = None, *, resolver: Resolver | None = None) -> None:
         self.policy = policy or NetPolicy()
-        self._transport = _GuardedTransport(self.policy, resolver or socket.getaddrinfo)
+        self._resolver = resolver or socket.getaddrinfo
+        self._transport: GuardedTransport | None = None
+        self._lock = threading.Lock()
 
     def get(self, url: str, *, headers: Mapping[str, str] | None = None, max_bytes: int | None = None) -> Fetched:
         """GET ``url``; ``max_bytes`` lowers or raises the policy's size cap for this call."""
@@ -410,130 +294,29 @@ class Client:
         max_bytes: int | None = None,
     ) -> Fetched:
         """Send ``method`` to ``url``, following redirects, and read the whole answer."""
-        deadline = time.monotonic() + self.policy.timeout
-        limit = self.policy.max_bytes if max_bytes is None else max_bytes
-        method = method.upper()
-        sent = httpx.Headers({"User-Agent": self.policy.user_agent, "Accept": "*/*", "Accept-Encoding": "gzip, deflate"})
-        sent.update(headers or {})
-        current = self._checked(url)
-        redirects: list[str] = []
-        while True:
-            response = self._send(method, current, sent, content, deadline)
-            location = response.headers.get("location") if response.status_code in REDIRECT_STATUSES else None
-            if location is None:
-                try:
-                    body = b"" if method == "HEAD" else _read_body(response, limit, deadline)
-                finally:
-                    response.close()
-                media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                return Fetched(str(current), response.status_code, response.headers, body, media_type, redirects)
-            # The body of a redirect is never read; closing drops the connection instead.
-            response.close()
-            if len(redirects) >= self.policy.max_redirects:
-                raise OutboundError("too_many_redirects", f"{url} redirected more than {self.policy.max_redirects} times")
-            target = self._checked(location, base=current)
-            method, content, sent = _redirected(method, response.status_code, content, sent, current, target)
-            redirects.append(str(target))
-            current = target
+        transport = self._transport or self._open()
+        from .transport import send
+
+        return send(transport, self.policy, method, url, headers, content, max_bytes)
+
+    def _open(self) -> GuardedTransport:
+        with self._lock:
+            if self._transport is None:
+                from .transport import GuardedTransport
+
+                self._transport = GuardedTransport(self.policy, self._resolver)
+            return self._transport
 
     def close(self) -> None:
         """Close pooled connections."""
-        self._transport.close()
+        if self._transport is not None:
+            self._transport.close()
 
     def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def _checked(self, url: str, *, base: httpx.URL | None = None) -> httpx.URL:
-        """``url`` (resolved against ``base``) parsed, with its scheme and port checked. The
-        address is checked later, when the connection is opened."""
-        try:
-            parsed = httpx.URL(url) if base is None else base.join(url)
-        except (httpx.InvalidURL, TypeError, ValueError) as err:
-            raise OutboundError("bad_url", f"{url!r} is not a URL ({err})") from err
-        if not parsed.scheme:
-            raise OutboundError("bad_url", f"{url!r} is not an absolute URL")
-        if parsed.scheme not in _DEFAULT_PORTS:
-            raise OutboundError("refused_scheme", f"{parsed.scheme}: URLs are not fetched, only http and https")
-        if not parsed.host:
-            raise OutboundError("bad_url", f"{url!r} names no host")
-        port = parsed.port or _DEFAULT_PORTS[parsed.scheme]
-        # Refused before any DNS lookup; the backend checks the port again against the allow-list
-        # entries that match the resolved address.
-        if not self.policy._may_use_port(port):
-            raise OutboundError("refused_port", f"port {port} is not open to outbound requests")
-        return parsed
-
-    def _send(self, method: str, url: httpx.URL, headers: httpx.Headers, content: bytes | None, deadline: float) -> httpx.Response:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise OutboundError("timeout", f"{url} did not answer in time")
-        timeouts = {"connect": remaining, "read": remaining, "write": remaining, "pool": remaining}
-        request = httpx.Request(method, url, headers=headers, content=content, extensions={"timeout": timeouts})
-        return self._transport.handle_request(request)
-
-
-def _redirected(
-    method: str, status: int, content: bytes | None, headers: httpx.Headers, source: httpx.URL, target: httpx.URL
-) -> tuple[str, bytes | None, httpx.Headers]:
-    """Method, body and headers for the next hop, as browsers (and httpx) do it."""
-    headers = headers.copy()
-    if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
-        method, content = "GET", None
-        for name in ("Content-Type", "Content-Length", "Transfer-Encoding"):
-            headers.pop(name, None)
-    # Credentials meant for one origin must not follow a redirect to another.
-    if (source.scheme, source.host, source.port) != (target.scheme, target.host, target.port):
-        for name in ("Authorization", "Cookie", "Host"):
-            headers.pop(name, None)
-    return method, content, headers
-
-
-def _read_body(response: httpx.Response, limit: int, deadline: float) -> bytes:
-    """The body, decompressed, refused once it passes ``limit`` bytes or the deadline."""
-    url = response.request.url
-
-    def too_large() -> OutboundError:
-        return OutboundError("too_large", f"{url} answered with more than {limit} bytes")
-
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_large()
-    encoding = response.headers.get("content-encoding", "identity").strip().lower()
-    if encoding in ("gzip", "x-gzip", "deflate"):
-        # | 32: a gzip or a zlib header, detected. HTTP's "deflate" is zlib-wrapped; the rare server
-        # sending bare deflate gets bad_response.
-        inflater = zlib.decompressobj(zlib.MAX_WBITS | 32)
-    elif encoding in ("", "identity"):
-        inflater = None
-    else:
-        raise OutboundError("bad_response", f"{url} answered in an encoding that was not asked for ({encoding})")
-    body = bytearray()
-    received = 0
-    try:
-        for chunk in response.iter_raw():
-            received += len(chunk)
-            if inflater is None:
-                body += chunk
-            else:
-                # Inflate no more than one byte past the cap at a time: a few kilobytes of gzip can
-                # stand for gigabytes.
-                while True:
-                    room = limit + 1 - len(body)
-                    out = inflater.decompress(chunk, room)
-                    body += out
-                    chunk = inflater.unconsumed_tail
-                    if len(body) > limit or (not chunk and len(out) < room):
-                        break
-            if len(body) > limit or received > limit:
-                raise too_large()
-            if time.monotonic() > deadline:
-                raise OutboundError("timeout", f"{url} did not finish answering in time")
-    except zlib.error as err:
-        raise OutboundError("bad_response", f"{url} sent a body that does not decompress ({err})") from err
-    return bytes(body)
 
 
 def fetch(

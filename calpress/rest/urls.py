@@ -8,9 +8,8 @@ from urllib.parse import urlencode
 
 def rest_url(base_url: str, route: str, query: list[tuple[str, str]] | dict[str, Any] | None = None) -> str:
     """A URL for ``route`` under the request's base (handles the ``?rest_route=`` form)."""
-    pairs = list(query.items()) if isinstance(query, dict) else list(query or [])
-    if "?rest_route=" in base_url:
-        url = base_url + route
-        return url + ("&" + urlencode(pairs) if pairs else "")
-    url = base_url + route
-    return url + ("?" + urlencode(pairs) if pairs else "")
+    if not query:  # most links: nothing to encode
+        return base_url + route
+    pairs = list(query.items()) if isinstance(query, dict) else list(query)
+    separator = "&" if "?rest_route=" in base_url else "?"
+    return base_url + route + (separator + urlencode(pairs) if pairs else "")

@@ -24,6 +24,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 from ..store.changes import record as record_change
 from ..store.tables import posts as posts_table
+from ..store.tables import row_offset
 from ..store.tables import users as users_table
 from .roles import capabilities_for, is_role
 
@@ -432,7 +433,7 @@ def query_users(
     offset = 0
     if query.per_page >= 0:
         offset = max(query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page, 0)
-        stmt = stmt.limit(query.per_page).offset(offset)
+        stmt = stmt.limit(query.per_page).offset(row_offset(offset))
     rows = conn.execute(stmt).all()
     if rows:
         return [user_from_row(row) for row in rows], rows[0]._total

@@ -34,7 +34,7 @@ from ..content import permissions
 from ..content import terms as term_store
 from ..content.items import Context, Item
 from ..store.changes import read_generation
-from ..store.tables import event_links, events, posts, term_links
+from ..store.tables import event_links, events, posts, row_offset, term_links
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
 from .events import EVENT_COLUMNS, EventRow, Loaded, db_datetime, event_row, load_items, parse_moment, site_timezone
 from .fields import kind_of
@@ -470,7 +470,7 @@ def query_events(
         .where(*_event_conditions(conn, query, paging=True))
         .order_by(*order)
         .limit(query.per_page)
-        .offset((query.page - 1) * query.per_page)
+        .offset(row_offset((query.page - 1) * query.per_page))
     ).all()
     found = [Item.from_row(row) for row in rows]
     return found, {row.id: event_row(row) for row in rows}, total
@@ -555,7 +555,7 @@ def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None
     if not total:
         return [], 0
     rows = conn.execute(
-        sa.select(posts).where(*where).order_by(*order).limit(query.per_page).offset((query.page - 1) * query.per_page)
+        sa.select(posts).where(*where).order_by(*order).limit(query.per_page).offset(row_offset((query.page - 1) * query.per_page))
     ).all()
     return [Item.from_row(row) for row in rows], total
 

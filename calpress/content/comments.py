@@ -14,7 +14,7 @@ import nh3
 import sqlalchemy as sa
 
 from ..store.changes import record as record_change
-from ..store.tables import comments, posts
+from ..store.tables import comments, posts, row_offset
 from .items import Context, now_utc, to_local
 from .rendering.autop import wpautop
 from .rendering.texturize import wptexturize
@@ -136,8 +136,9 @@ def query_comments(conn: sa.Connection, query: CommentQuery) -> tuple[list[Comme
         order = [sa.case({value: n for n, value in enumerate(query.include)}, value=comments.c.id)]
     else:
         order = [direction(columns.get(query.orderby, comments.c.date_utc)), direction(comments.c.id)]
-    offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
-    rows = conn.execute(sa.select(comments).where(*where).order_by(*order).limit(query.per_page).offset(offset)).all()
+    # The reference's comment query takes the absolute value of an offset (absint).
+    offset = abs(query.offset) if query.offset is not None else (query.page - 1) * query.per_page
+    rows = conn.execute(sa.select(comments).where(*where).order_by(*order).limit(query.per_page).offset(row_offset(offset))).all()
     return [Comment.from_row(row) for row in rows], total
 
 

@@ -35,7 +35,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
 from ..store.changes import record as record_change
-from ..store.tables import posts, term_links, terms
+from ..store.tables import posts, row_offset, term_links, terms
 from .slugs import sanitize_title, unique_slug
 from .taxonomies import DEFAULT_CATEGORY_ID, DEFAULT_CATEGORY_NAME, Taxonomy
 
@@ -302,7 +302,7 @@ def query_terms(conn: sa.Connection, registry: ContentRegistry, query: TermQuery
     if query.limit is not None:
         stmt = stmt.limit(query.limit)
     if query.offset:
-        stmt = stmt.offset(query.offset)
+        stmt = stmt.offset(row_offset(query.offset))
     return [_term(row) for row in conn.execute(stmt)], total
 
 

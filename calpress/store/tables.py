@@ -33,6 +33,34 @@ JSONType = sa.JSON().with_variant(JSONB(), "postgresql")
 
 metadata = sa.MetaData(naming_convention=NAMING_CONVENTION)
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def row_offset(offset: int) -> int:
+    """An OFFSET both databases take: a page far beyond the last (``page=99999999999999999999``)
+    skips every row instead of overflowing. Negative offsets are the caller's to interpret."""
+    return min(max(offset, 0), INT64_MAX)
+
+
+class Int(sa.types.TypeDecorator):
+    """The integer of every id, reference and count column: 64-bit, as the reference's BIGINT ids,
+    so that any id a client can send (PHP's integers are 64-bit) is simply an unknown id, never an
+    "integer out of range" error. BIGINT on PostgreSQL (migration 0004), INTEGER on SQLite (a
+    64-bit integer there, and only ``INTEGER PRIMARY KEY`` is the rowid). A value beyond 64 bits
+    (Python has no limit) is bound as the nearest 64-bit one: no stored value reaches either end."""
+
+    impl = sa.BigInteger
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine:
+        return dialect.type_descriptor(sa.Integer() if dialect.name == "sqlite" else sa.BigInteger())
+
+    def process_bind_param(self, value: object, dialect: sa.Dialect) -> object:
+        if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+            return INT64_MAX if value > 0 else INT64_MIN
+        return value
+
+
 EMPTY = sa.text("''")
 EMPTY_OBJECT = sa.text("'{}'")
 EMPTY_LIST = sa.text("'[]'")
@@ -42,7 +70,7 @@ ZERO = sa.text("0")
 users = sa.Table(
     "users",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", Int, primary_key=True, autoincrement=True),
     sa.Column("login", sa.String(60), nullable=False, unique=True),
     sa.Column("email", sa.String(100), nullable=False, unique=True),
     # argon2 encoded hash ("$argon2id$v=19$..."); empty means no login password.
@@ -71,7 +99,7 @@ application_passwords = sa.Table(
     sa.Column("uuid", sa.String(36), primary_key=True),
     sa.Column(
         "user_id",
-        sa.Integer,
+        Int,
         sa.ForeignKey("users.id", ondelete="CASCADE"),
         nullable=False,
         index=True,
@@ -97,13 +125,13 @@ options = sa.Table(
 posts = sa.Table(
     "posts",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", Int, primary_key=True, autoincrement=True),
     sa.Column("type", sa.String(20), nullable=False),
     sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("author", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+    sa.Column("author", Int, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
     # 0 means no parent; no foreign key, as revisions and attachments may outlive their parent.
-    sa.Column("parent", sa.Integer, nullable=False, default=0, server_default=ZERO),
-    sa.Column("menu_order", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("parent", Int, nullable=False, default=0, server_default=ZERO),
+    sa.Column("menu_order", Int, nullable=False, default=0, server_default=ZERO),
     sa.Column("slug", sa.String(200), nullable=False, default="", server_default=EMPTY),
     sa.Column("title", sa.Text, nullable=False, default="", server_default=EMPTY),
     sa.Column("content", sa.Text, nullable=False, default="", server_default=EMPTY),
@@ -118,7 +146,7 @@ posts = sa.Table(
     sa.Column("ping_status", sa.String(20), nullable=False, default="open", server_default=sa.text("'open'")),
     sa.Column("mime_type", sa.String(100), nullable=False, default="", server_default=EMPTY),
     sa.Column("guid", sa.String(255), nullable=False, default="", server_default=EMPTY),
-    sa.Column("comment_count", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("comment_count", Int, nullable=False, default=0, server_default=ZERO),
     sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
     sa.Index(None, "type", "status", "date_utc"),
     sa.Index(None, "type", "slug"),
@@ -130,13 +158,13 @@ posts = sa.Table(
 terms = sa.Table(
     "terms",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", Int, primary_key=True, autoincrement=True),
     sa.Column("taxonomy", sa.String(32), nullable=False),
     sa.Column("name", sa.String(200), nullable=False),
     sa.Column("slug", sa.String(200), nullable=False),
     sa.Column("description", sa.Text, nullable=False, default="", server_default=EMPTY),
-    sa.Column("parent", sa.Integer, nullable=False, default=0, server_default=ZERO),
-    sa.Column("count", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("parent", Int, nullable=False, default=0, server_default=ZERO),
+    sa.Column("count", Int, nullable=False, default=0, server_default=ZERO),
     sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
     sa.UniqueConstraint("taxonomy", "slug"),
     sa.Index(None, "taxonomy", "parent"),
@@ -146,9 +174,9 @@ terms = sa.Table(
 term_links = sa.Table(
     "term_links",
     metadata,
-    sa.Column("object_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("term_id", sa.Integer, sa.ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("position", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("object_id", Int, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("term_id", Int, sa.ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", Int, nullable=False, default=0, server_default=ZERO),
     sa.Index(None, "term_id"),
 )
 
@@ -158,7 +186,7 @@ term_links = sa.Table(
 events = sa.Table(
     "events",
     metadata,
-    sa.Column("post_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("post_id", Int, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("start_local", sa.DateTime(), nullable=False),
     sa.Column("end_local", sa.DateTime(), nullable=False),
     sa.Column("start_utc", sa.DateTime(), nullable=False),
@@ -179,11 +207,11 @@ events = sa.Table(
 event_links = sa.Table(
     "event_links",
     metadata,
-    sa.Column("event_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("event_id", Int, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
     # "venue" or "organizer".
     sa.Column("kind", sa.String(10), primary_key=True),
-    sa.Column("linked_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
-    sa.Column("position", sa.Integer, nullable=False, default=0, server_default=ZERO),
+    sa.Column("linked_id", Int, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("position", Int, nullable=False, default=0, server_default=ZERO),
     sa.Index(None, "linked_id", "kind"),
 )
 
@@ -202,10 +230,10 @@ counters = sa.Table(
 comments = sa.Table(
     "comments",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("post_id", sa.Integer, sa.ForeignKey("posts.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("parent", sa.Integer, nullable=False, default=0, server_default=ZERO),
-    sa.Column("author", sa.Integer, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+    sa.Column("id", Int, primary_key=True, autoincrement=True),
+    sa.Column("post_id", Int, sa.ForeignKey("posts.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("parent", Int, nullable=False, default=0, server_default=ZERO),
+    sa.Column("author", Int, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
     sa.Column("author_name", sa.String(245), nullable=False, default="", server_default=EMPTY),
     sa.Column("author_email", sa.String(100), nullable=False, default="", server_default=EMPTY),
     sa.Column("author_url", sa.String(200), nullable=False, default="", server_default=EMPTY),

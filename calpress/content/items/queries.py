@@ -12,7 +12,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ...store.tables import posts
+from ...store.tables import posts, row_offset
 from ..types import ContentType
 from .record import FORMAT_KEY, Item
 
@@ -315,7 +315,7 @@ def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = Fal
     offset = 0
     if query.per_page >= 0:  # -1: every match, unpaged (the reference's posts_per_page -1)
         offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
-        stmt = stmt.limit(query.per_page).offset(max(offset, 0))
+        stmt = stmt.limit(query.per_page).offset(row_offset(offset))
     rows = conn.execute(stmt).all()
     if rows:
         return ItemPage([Item.from_row(row) for row in rows], rows[0]._total)

@@ -164,13 +164,12 @@ def event_archive_args() -> dict[str, dict[str, Any]]:
                          validate=args.existing(cal.ORGANIZER_TYPE), sanitize=args.keep),
         "featured": arg("Events should be filtered by their featured status", "boolean", validate=args.boolish),
         "status": status,
-        # Without the geolocation extension these are accepted and ignored, whatever their value.
+        # Without the geolocation extension their effect is ignored, but their types are still
+        # checked, as the reference does (geoloc=somewhere: 400 rest_invalid_type).
         "geoloc": arg("Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data",
-                      "boolean", validate=args.anything, sanitize=args.keep),
-        "geoloc_lat": arg("Requires Events Calendar Pro. Events should be filtered by their venue latitude location", "number",
-                          validate=args.anything, sanitize=args.keep),
-        "geoloc_lng": arg("Requires Events Calendar Pro. Events should be filtered by their venue longitude location", "number",
-                          validate=args.anything, sanitize=args.keep),
+                      "boolean"),
+        "geoloc_lat": arg("Requires Events Calendar Pro. Events should be filtered by their venue latitude location", "number"),
+        "geoloc_lng": arg("Requires Events Calendar Pro. Events should be filtered by their venue longitude location", "number"),
         "include": arg("Include events with the specified IDs", "array", validate=args.include, sanitize=args.keep),
         "post_parent": arg("Events should be filtered by their post_parent being the specified one", "integer",
                            validate=args.existing_one(cal.EVENT_TYPE)),

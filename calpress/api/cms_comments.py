@@ -331,7 +331,10 @@ class CommentsController:
         post_id = int(request.get_param("post") or 0)
         if not post_id:
             if self.can_moderate(request):
-                return True
+                # The reference stores a moderator's comment with post 0; here every comment
+                # belongs to a stored item (a foreign key), so it is refused, clearly.
+                raise RestError("rest_comment_invalid_post_id", "A comment needs a post: give the id of the item it is about.",
+                                status=400, params={"post": "A comment needs a post."})
             raise RestError("rest_comment_invalid_post_id",
                              "Sorry, you are not allowed to create this comment without a post.", status=403)
         with self.site.read() as conn:

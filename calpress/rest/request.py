@@ -28,6 +28,8 @@ def parse_query(query: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     if not query:
         return result
+    if "%00" in query or "\x00" in query:
+        query = _without_nul(query)
     for pair in query.split("&"):
         if not pair:
             continue
@@ -37,6 +39,23 @@ def parse_query(query: str) -> dict[str, Any]:
             continue
         _assign(result, key, _unquote(value) if sep else "")
     return _listify(result)
+
+
+def _without_nul(query: str) -> str:
+    """The query without NUL bytes, encoded or not (PostgreSQL text cannot hold them; kses strips
+    them from what the reference stores): ``a%00b`` is ``ab`` on both databases."""
+    return query.replace("\x00", "").replace("%00", "")
+
+
+def without_nul(value: Any) -> Any:
+    """``value`` (a decoded JSON body) with NUL characters removed from every string and key."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {without_nul(key): without_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_nul(item) for item in value]
+    return value
 
 
 def _unquote(text: str) -> str:
@@ -85,7 +104,9 @@ def _next_index(node: dict[str, Any]) -> int:
 
 
 def _is_int_key(key: str) -> bool:
-    return key.isdigit() or (key.startswith("-") and key[1:].isdigit())
+    # ASCII digits only: str.isdigit() also accepts superscripts ("¹"), which int() refuses and
+    # PHP does not take for a number.
+    return key.isascii() and (key.isdigit() or (key.startswith("-") and key[1:].isdigit()))
 
 
 def _listify(value: Any) -> Any:
@@ -100,9 +121,11 @@ def _listify(value: Any) -> Any:
 def parse_json_body(raw: bytes) -> Any:
     """Decode a JSON body or raise the reference's ``rest_invalid_json`` error."""
     try:
-        return orjson.loads(raw)
+        decoded = orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
+    else:
+        return without_nul(decoded) if b"\\u0000" in raw else decoded
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -111,6 +134,8 @@ def parse_json_body(raw: bytes) -> Any:
         try:
             json.loads(text)
             code, message = 4, "Syntax error"  # orjson is stricter (e.g. lone surrogates)
+        except RecursionError:  # orjson stops at 1,024 levels, PHP's json_decode at 512
+            code, message = 1, "Maximum stack depth exceeded"
         except json.JSONDecodeError as err:
             if "control character" in err.msg.lower():
                 code, message = 3, "Control character error, possibly incorrectly encoded"
@@ -174,6 +199,8 @@ class RestRequest:
     ) -> None:
         self.method = method.upper()
         self.route = route or "/"
+        if "\x00" in self.route:  # as in query strings: PostgreSQL text cannot hold NUL
+            self.route = self.route.replace("\x00", "")
         self.headers: dict[str, str] = {canonical_header(k): v for k, v in (headers or {}).items()}
         self.query: dict[str, Any] = query or {}
         self.body: dict[str, Any] = body or {}

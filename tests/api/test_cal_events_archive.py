@@ -426,9 +426,19 @@ def ids_of(body):
 
 def test_geolocation_filters_are_ignored_without_the_extension(client, admin):
     created = many(client, admin, 2)
-    for params in ({"geoloc": "true"}, {"geoloc_lat": "45.1", "geoloc_lng": "9.2"}, {"geoloc_lat": "north"}):
+    for params in ({"geoloc": "true"}, {"geoloc": "0"}, {"geoloc_lat": "45.1", "geoloc_lng": "9.2"}):
         response = client.get(EVENTS, params=params)
         assert response.status_code == 200 and ids(response) == created
+
+
+@pytest.mark.parametrize(("name", "value", "type_"), [("geoloc", "somewhere", "boolean"), ("geoloc_lat", "north", "number"),
+                                                      ("geoloc_lng", "east", "number")])
+def test_geolocation_filters_are_still_typed_without_the_extension(client, name, value, type_):
+    """Only their effect needs the extension: the reference checks their types (issue 9, #11)."""
+    response = client.get(EVENTS, params={name: value})
+    assert response.status_code == 400 and response.json["code"] == "rest_invalid_param"
+    detail = response.json["data"]["details"][name]
+    assert detail["code"] == "rest_invalid_type" and response.json["data"]["params"][name] == f"{name} is not of type {type_}."
 
 
 def test_ticketed_needs_the_ticketing_extension(client):

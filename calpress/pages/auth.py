@@ -6,6 +6,7 @@ REST nonce, and the application authorization page the site description advertis
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
@@ -32,11 +33,31 @@ _templates = Environment(loader=PackageLoader("calpress", "templates"), autoesca
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
+# The pages that handle passwords and sessions may not be framed (clickjacking), as the
+# reference's login and admin screens send X-Frame-Options: SAMEORIGIN; the policy also allows
+# only this site's own resources, inline styles and the page's own nonce-tagged scripts.
+_PUBLIC_TEMPLATES = frozenset({"home.html"})
+
+
+def security_headers(resp: falcon.Response, nonce: str) -> None:
+    resp.set_header("X-Frame-Options", "SAMEORIGIN")
+    resp.set_header(
+        "Content-Security-Policy",
+        f"default-src 'self'; script-src 'self' 'nonce-{nonce}'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "object-src 'none'; base-uri 'self'; frame-ancestors 'self'",
+    )
+    resp.set_header("X-Content-Type-Options", "nosniff")
+    resp.set_header("Referrer-Policy", "strict-origin-when-cross-origin")
+
+
 def render(resp: falcon.Response, template: str, status: int = 200, **context: Any) -> None:
     resp.status = falcon.code_to_http_status(status)
     resp.content_type = "text/html; charset=UTF-8"
     resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
-    resp.text = _templates.get_template(template).render(**context)
+    nonce = secrets.token_urlsafe(16)
+    if template not in _PUBLIC_TEMPLATES:
+        security_headers(resp, nonce)
+    resp.text = _templates.get_template(template).render(**context, csp_nonce=nonce)
     if context.get("rest_root"):
         # API discovery on every HTML page, as the reference's rest_output_link_header.
         resp.set_header("Link", f'<{context["rest_root"]}>; rel="https://api.w.org/"')
@@ -146,7 +167,9 @@ class Pages:
         cookie, expiration = sessions.make_login_cookie(
             self.secret, user.id, user.password_hash, remember=fields.get("rememberme") == "forever"
         )
-        secure = self.calpress.origin(req).startswith("https://")
+        # Secure when the request or the site's address is https (a proxy may end TLS in front).
+        origin = self.calpress.origin(req)
+        secure = origin.startswith("https://") or self.site.site_url(self.site.options(), origin).startswith("https://")
         resp.set_cookie(
             sessions.LOGIN_COOKIE,
             cookie,

@@ -78,8 +78,8 @@ def serving(answer) -> Iterator[LoopbackServer]:
 
 @pytest.fixture()
 def image_server() -> Iterator[LoopbackServer]:
-    """An image server on loopback, allow-listed for the app (``outbound_allow`` below): an image,
-    a text file, a redirect to the address in ``?to=``, and 404s."""
+    """An image server on loopback, allow-listed for the app (``outbound_allow`` below): an image
+    (also under any name in /named/), a text file, a redirect to the address in ``?to=``, and 404s."""
     body = png(400, 300, "blue")
 
     def answer(handler) -> None:
@@ -89,7 +89,7 @@ def image_server() -> Iterator[LoopbackServer]:
             handler.send_header("Location", unquote(query.removeprefix("to=")))
             handler.end_headers()
             return
-        if path == "/image.png":
+        if path == "/image.png" or path.startswith("/named/"):
             payload, kind = body, "image/png"
         elif path == "/page.html":
             payload, kind = b"<p>not an image</p>", "text/html"
@@ -380,6 +380,21 @@ def test_events_take_images_by_id_and_url_through_the_api(app, client, accounts,
     inline = make_event(client, admin, venue={"venue": "Inline pictured", "image": by_id["image"]["url"]},
                         organizer=[{"organizer": "Org pictured", "image": f"{image_server}/image.png"}])
     assert inline["venue"]["image"]["id"] == stored and inline["organizer"][0]["image"]["url"].endswith(".png")
+
+
+@pytest.mark.parametrize("name", ["my%20photo.png", "caf%C3%A9.png", "100%25.png", "a%2Fb.png"])
+def test_a_downloaded_image_whose_name_holds_percent_is_served_at_its_url(client, admin, image_server, name):
+    """The file name comes from the URL's path, percent-encoded: it is stored under a name whose
+    address answers (issue 9, #9), never under the literal %xx text that then answered 404."""
+    event = make_event(client, admin, image=f"{image_server}/named/{name}")
+    url = event["image"]["url"]
+    path = url.split("example.test", 1)[1]
+    served = client.http.simulate_get(path)
+    assert served.status_code == 200 and served.headers["content-type"] == "image/png", (url, served.status_code)
+    file_name = path.rsplit("/", 1)[1]
+    assert "/" not in file_name and ".." not in file_name
+    for size in event["image"]["sizes"].values():
+        assert client.http.simulate_get(size["url"].split("example.test", 1)[1]).status_code == 200
 
 
 # -- outbound requests: through the guarded client, before the transaction, once --------------------

@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=None)
     serve.add_argument("--workers", type=int, default=None)
     serve.add_argument("--threads", type=int, default=None, help="request threads per worker")
+    serve.add_argument("--share-port", action="store_true",
+                       help="start even when another server listens on the port (the kernel then splits the traffic)")
     _global_options(serve)
 
     db = commands.add_parser("db", help="database commands")
@@ -129,6 +131,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from granian.constants import Interfaces
 
     settings = _settings(args, host=args.host, port=args.port, workers=args.workers, threads=args.threads)
+    if not args.share_port:
+        _check_port_free(settings.host, settings.port)
     site = _site(settings)  # migrate once before the workers start
     with site.read() as conn:
         from .auth.users import count_users
@@ -157,6 +161,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     server.serve()
     return 0
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Refuse to start on a port another process listens on. Granian's workers bind with
+    SO_REUSEPORT, so a second server would otherwise start silently and take half the requests,
+    perhaps for another database. A bind without that option fails while anyone listens."""
+    import errno
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as err:
+        raise CliError(f"Cannot serve on {host}:{port}: {err.strerror}.") from err
+    probe = socket.socket(family, kind, proto)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # connections in TIME_WAIT are no obstacle
+        probe.bind(address)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            raise CliError(f"Port {port} on {host} is already in use, perhaps by another calpress serve. Stop it, choose "
+                           "another --port, or pass --share-port to share the port on purpose.") from err
+        raise CliError(f"Cannot serve on {host}:{port}: {err.strerror}.") from err
+    finally:
+        probe.close()
 
 
 def _redact(url: str) -> str:

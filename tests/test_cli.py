@@ -126,3 +126,29 @@ def test_routes_lists_every_rest_route_with_its_methods_and_the_pages(run, app):
     code, out, _ = run("routes")
     assert code == 0
     assert re.search(r"^rest\s+cms\.posts\.item\s+GET, POST, PUT, PATCH, DELETE\s+/cms/v2/posts/\(\?P<id>\[\\d\]\+\)$", out, re.M)
+
+
+def test_serve_refuses_a_port_another_server_listens_on(db_url, tmp_path):
+    """Granian binds with SO_REUSEPORT: without this check a second server started silently and
+    took half of the first one's requests (issue 9, #10). Nothing is served or migrated."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    env = {**os.environ, "CALPRESS_DATA_DIR": str(tmp_path / "data"), "CALPRESS_DATABASE_URL": db_url,
+           "CALPRESS_SECRET_KEY": "cli-test-secret"}
+    try:
+        # A server that starts anyway would run until the timeout: that is the failure.
+        done = subprocess.run([sys.executable, "-m", "calpress", "serve", "--host", "127.0.0.1", "--port", str(port)],
+                              env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        listener.close()
+    assert done.returncode == 1, done.stderr
+    assert f"Port {port} on 127.0.0.1 is already in use" in done.stderr and "--share-port" in done.stderr
+    assert not (tmp_path / "data").exists()  # refused before any site was opened

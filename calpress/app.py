@@ -41,8 +41,31 @@ from .store import db as store_db
 log = logging.getLogger("calpress.app")
 
 REST_PREFIX = "/wp-json"
-MAX_BODY = 64 * 1024 * 1024
-TOO_LARGE = RestError("rest_request_too_large", "The request body is larger than this site accepts.", status=413)
+# Bodies beyond this need credentials: no anonymous request (a comment is the largest) comes near.
+ANONYMOUS_BODY = 1024 * 1024
+_CHUNK = 64 * 1024
+
+
+def too_large(limit: int, *, anonymous: bool = False) -> RestError:
+    who = "Requests without credentials" if anonymous else "Requests"
+    return RestError("rest_request_too_large", f"{who} may send a body of {limit:,} bytes at most.", status=413)
+
+
+def _read_body(stream: Any, length: int | None, limit: int) -> bytes | None:
+    """The body, read a slice at a time: ``length`` bytes, or up to the end of a chunked body;
+    None as soon as it passes ``limit`` bytes (the rest is never read)."""
+    parts: list[bytes] = []
+    received = 0
+    while length is None or received < length:
+        want = _CHUNK if length is None else min(_CHUNK, length - received)
+        part = stream.read(want)
+        if not part:
+            break
+        received += len(part)
+        if received > limit:
+            return None
+        parts.append(part)
+    return b"".join(parts)
 
 
 def build_registry() -> ContentRegistry:
@@ -152,22 +175,37 @@ class Calpress:
         # The reference drops a trailing slash from the route (rest_api_loaded's untrailingslashit).
         route = route.rstrip("/") or "/"
         method = environ.get("REQUEST_METHOD", "GET").upper()
-        raw = b""
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            length = 0
-        if length > 0:
-            raw = environ["wsgi.input"].read(min(length, MAX_BODY + 1))
         # The environ holds the headers in the reference's canonical form already
         # (HTTP_X_WP_NONCE -> x_wp_nonce).
         headers = {key[5:].lower(): value for key, value in environ.items() if key.startswith("HTTP_")}
         if environ.get("CONTENT_TYPE"):
             headers["content_type"] = environ["CONTENT_TYPE"]
-        request = RestRequest(method, route, query=query, headers=headers, raw_body=raw, base_url=base_url, remote_addr=environ.get("REMOTE_ADDR") or "127.0.0.1")
-        if len(raw) > MAX_BODY:
-            return self.rest.serve_error(request, TOO_LARGE)
-        return self.rest.serve(request, http_method=method)
+        request = RestRequest(method, route, query=query, headers=headers, base_url=base_url, remote_addr=environ.get("REMOTE_ADDR") or "127.0.0.1")
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        chunked = length <= 0 and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if length <= 0 and not chunked:
+            return self.rest.serve(request, http_method=method)
+        limit = self.settings.max_body
+        if length > limit:  # refused from the header: not a byte of the body is read
+            return self.rest.serve_error(request, too_large(limit))
+        authenticated = False
+        if length > ANONYMOUS_BODY or chunked:
+            # Who is sending comes from the headers: a stranger or a wrong password is refused
+            # before a large body is read, not after.
+            error = self.rest.authenticate(request)
+            if error is not None:
+                return self.rest.serve_error(request, error)
+            if not request.user_id:
+                return self.rest.serve_error(request, too_large(ANONYMOUS_BODY, anonymous=True))
+            authenticated = True
+        raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
+        if raw is None:
+            return self.rest.serve_error(request, too_large(limit))
+        request.attach_body(raw)
+        return self.rest.serve(request, http_method=method, authenticated=authenticated)
 
 
 _STATUS_LINES: dict[int, str] = {}

@@ -35,6 +35,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
     Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
+    Setting("max_body", "CALPRESS_MAX_BODY", 8 * 1024 * 1024, "Largest JSON or form request body in bytes (413 beyond it, refused from Content-Length before anything is read). Requests without credentials may send 1 MB at most."),
     Setting("outbound_ports", "CALPRESS_OUTBOUND_PORTS", "80,443,8080", "Ports outbound requests (URL checks, imports) may use, comma-separated; the reference allows 80, 443 and 8080."),
     Setting("outbound_allow", "CALPRESS_OUTBOUND_ALLOW", "", "Hosts, addresses or networks outbound requests may reach although not public, comma-separated, each optionally with :port (127.0.0.1:8765, 10.0.0.0/8, [::1]:9000, feeds.internal). A :port entry also allows that port."),
 )
@@ -53,6 +54,7 @@ class Settings:
     workers: int = 1
     threads: int = 2
     log_level: str = "warning"
+    max_body: int = 8 * 1024 * 1024
     # Kept as the comma-separated text of the variable (``calpress serve`` hands settings to its
     # workers as strings); calpress.net parses and checks them when it builds its policy.
     outbound_ports: str = "80,443,8080"
@@ -64,7 +66,7 @@ class Settings:
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name in ("port", "workers", "threads"):
+    if name in ("port", "workers", "threads", "max_body"):
         return int(value)
     if name in ("data_dir", "uploads_dir"):
         return Path(value)

@@ -245,6 +245,13 @@ class RestRequest:
         media = self.content_type.split(";", 1)[0].strip().lower()
         return media == "application/json" or media.endswith("+json")
 
+    def attach_body(self, raw: bytes) -> None:
+        """Give the request its body once the transport has read it (after the headers were
+        judged: large bodies are read only for requests that may send them)."""
+        self.raw_body = raw
+        self._merged = None
+        self._parse_body()
+
     def _parse_body(self) -> None:
         if not self.raw_body:
             return

@@ -100,8 +100,12 @@ class RestServer:
 
     # -- the whole HTTP-level pipeline ------------------------------------------------------------
 
-    def serve(self, request: RestRequest, *, http_method: str | None = None) -> tuple[int, list[tuple[str, str]], bytes]:
-        """Answer one HTTP request: returns status, header pairs and the body bytes."""
+    def serve(
+        self, request: RestRequest, *, http_method: str | None = None, authenticated: bool = False
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
+        """Answer one HTTP request: returns status, header pairs and the body bytes.
+        ``authenticated``: the transport has run :meth:`authenticate` already (before it read a
+        large body) and it passed."""
         if request.scope_factory is None:
             request.scope_factory = self.new_scope
         request.routes = self.registry
@@ -123,7 +127,7 @@ class RestServer:
                 request.method = header_override.upper()
                 override_used = True
 
-        auth_error = self._authenticate(request)
+        auth_error = None if authenticated else self._authenticate(request)
         if auth_error is not None:
             request.user = ANONYMOUS
             response = error_response(auth_error)
@@ -213,6 +217,11 @@ class RestServer:
             headers[0] = ("Content-Type", "application/javascript; charset=UTF-8")
             body = b"/**/" + str(jsonp).encode() + b"(" + body + b")"
         return status, headers, body
+
+    def authenticate(self, request: RestRequest) -> RestError | None:
+        """Who sends ``request``, from its headers and query (sets ``request.user``): the error
+        that refuses it, or None."""
+        return self._authenticate(request)
 
     def _authenticate(self, request: RestRequest) -> RestError | None:
         try:

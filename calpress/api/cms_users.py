@@ -13,6 +13,7 @@ from ..auth import users as user_store
 from ..auth.roles import ROLE_CAPS
 from ..auth.users import User, UserError
 from ..compat.formatting import sanitize_text_field
+from ..compat.phpdate import mysql_datetime
 from ..content.registry import ContentRegistry
 from ..rest.controller import collection_params, context_param, fields_for_context, not_logged_in, wants_field
 from ..rest.errors import RestError, forbidden
@@ -208,7 +209,7 @@ def routes(api: Api) -> list[Route]:
             "nickname": lambda: user.nickname,
             "slug": lambda: user.nicename,
             "roles": lambda: list(user.roles),
-            "registered_date": lambda: user.registered_utc.strftime("%Y-%m-%dT%H:%M:%S+00:00") if user.registered_utc else None,
+            "registered_date": lambda: mysql_datetime(user.registered_utc, "T") + "+00:00" if user.registered_utc else None,
             "capabilities": lambda: dict(user.allcaps),
             "extra_capabilities": lambda: {**{role: True for role in user.roles}, **user.extra_caps},
             "avatar_urls": lambda: avatar_urls(user.email),

@@ -20,6 +20,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from ..compat.phpdate import mysql_datetime
 from ..store import options as store_options
 from ..store.fast import FastQuery
 from ..store.tables import application_passwords as app_table
@@ -231,4 +232,4 @@ def record_usage(conn: sa.Connection, record: AppPassword, ip: str) -> None:
 
 def iso(value: dt.datetime | None) -> str | None:
     """GMT date as the reference formats it: ``YYYY-MM-DDTHH:MM:SS``."""
-    return value.strftime("%Y-%m-%dT%H:%M:%S") if value else None
+    return mysql_datetime(value, "T") if value else None

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 
+from ..compat.phpdate import mysql_datetime
 from ..compat.strtotime import parse_datetime
 from ..content import items as item_service
 from ..content import terms as term_store
@@ -67,7 +68,7 @@ def wall_to_utc(local: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
 
 
 def db_datetime(value: dt.datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S") if value is not None else ""
+    return mysql_datetime(value) if value is not None else ""
 
 
 def site_timezone(options: dict[str, Any], name: str | None = None) -> tuple[dt.tzinfo, str]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..compat.phpdate import mysql_datetime
 from ..compat.timezones import timezone_abbr
 from ..content import items as item_service
 from ..content import rendering
@@ -30,7 +31,7 @@ EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_
 
 
 def date_details(value: dt.datetime) -> dict[str, str]:
-    return dict(zip(DETAIL_KEYS, value.strftime("%Y %m %d %H %M %S").split(), strict=True))
+    return dict(zip(DETAIL_KEYS, mysql_datetime(value).replace("-", " ").replace(":", " ").split(), strict=True))
 
 
 def _iso(value: dt.datetime, zone: dt.tzinfo) -> str:

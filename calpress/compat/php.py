@@ -187,12 +187,12 @@ def php_int(value: Any) -> int:
     """``(int) $value``: numeric prefixes of strings, truncation of floats, 0 for NaN/INF."""
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int):
-        return value
+    if isinstance(value, int):  # PHP's integers are 64-bit: JSON's larger ones arrive clamped
+        return max(INT64_MIN, min(INT64_MAX, value))
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return 0
-        return int(value)
+        return max(INT64_MIN, min(INT64_MAX, int(value)))
     if isinstance(value, str):
         number = str_number(value)
         if type(number) is int:

@@ -10,7 +10,14 @@ from datetime import UTC, datetime, timezone, tzinfo
 
 from .timezones import FixedOffsetZone, offset_name, timezone_abbr
 
-__all__ = ["format_php"]
+__all__ = ["format_php", "mysql_datetime"]
+
+
+def mysql_datetime(value: datetime, sep: str = " ") -> str:
+    """``YYYY-MM-DD HH:MM:SS`` (with ``sep`` between date and time), the zone ignored. The year
+    has four digits at least, as PHP's ``Y``: strftime's ``%Y`` gives "200" for the year 200."""
+    return (f"{value.year:04d}-{value.month:02d}-{value.day:02d}{sep}"
+            f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}")
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -38,7 +38,9 @@ def parse_query(query: str) -> dict[str, Any]:
         if not key:
             continue
         _assign(result, key, _unquote(value) if sep else "")
-    return _listify(result)
+    # The top level stays a mapping even when every name is a number (``?1=a&2=b``): PHP's
+    # $_GET is keyed by name; only nested arrays become lists.
+    return {name: _listify(value) for name, value in result.items()}
 
 
 def _without_nul(query: str) -> str:

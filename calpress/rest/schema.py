@@ -86,6 +86,9 @@ SANITIZE_MARKER = "rest_sanitize_request_arg"
 # --------------------------------------------------------------------------- messages
 
 
+_INT64 = 2**63
+
+
 def _plural(count: Any, singular: str, plural: str) -> str:
     return singular if count == 1 else plural
 
@@ -576,7 +579,7 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
                 return result
         return value if isinstance(value, str) else php_str(value)
     if type_ == "integer":
-        return value if type(value) is int else php_int(value)
+        return value if type(value) is int and -_INT64 <= value < _INT64 else php_int(value)
     if type_ == "boolean":
         return value if type(value) is bool else php_bool(value)
     if type_ == "number":

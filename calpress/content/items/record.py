@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
 
+from ...compat.phpdate import mysql_datetime
 from ...store import options as store_options
 from ...store.tables import posts
 
@@ -157,7 +158,7 @@ def date_gmt(item: Item, zone: dt.tzinfo) -> dt.datetime:
 
 def rest_date(value: dt.datetime | None) -> str | None:
     """``YYYY-MM-DDTHH:MM:SS`` (the reference's mysql_to_rfc3339: no zone, no fraction)."""
-    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%S")
+    return None if value is None else mysql_datetime(value, "T")
 
 
 def input_date(value: dt.datetime, *, is_utc: bool, zone: dt.tzinfo) -> tuple[dt.datetime, dt.datetime]:

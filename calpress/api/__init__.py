@@ -57,4 +57,20 @@ def build_api(site: Site) -> Api:
     api = Api(site=site, registry=registry, index=RouteIndex(registry))
     for module in MODULES:
         registry.add_all(module.routes(api))
+    _bound_searches(registry)
     return api
+
+
+# The longest ``search`` any listing takes. The reference takes any length (its web server's URL
+# limit, 8 KB with Apache, bounds GET requests in practice); a megabyte of search text cost about
+# 15 s of server time here. Declared on each route's argument, so the route index, OPTIONS and
+# /openapi.json say it, and checked before any custom validator.
+SEARCH_MAX_LENGTH = 1000
+
+
+def _bound_searches(registry: Registry) -> None:
+    for route in registry:
+        for endpoint in route.endpoints:
+            search = endpoint.args.get("search")
+            if search is not None and "maxLength" not in search:
+                endpoint.args["search"] = {**search, "maxLength": SEARCH_MAX_LENGTH}

@@ -335,7 +335,10 @@ class RestServer:
             if value is None:
                 continue
             validator = arg.get("validate")
-            if validator is not None:
+            if validator is not None and isinstance(value, str) and len(value) > arg.get("maxLength", len(value)):
+                # A length bound holds even where a custom validator replaces the schema check.
+                verdict = rest_schema.validate_value(value, {"type": "string", "maxLength": arg["maxLength"]}, name)
+            elif validator is not None:
                 verdict = validator(value, request, name)
             elif "type" in arg:
                 verdict = rest_schema.validate_value(value, arg, name)

@@ -110,3 +110,20 @@ def test_a_date_before_the_year_1000_keeps_four_digits(client, admin):
     created = client.post("/cms/v2/posts", user=admin, json={"title": "Old", "date": "0200-08-16T22:47:55", "status": "draft"})
     assert created.status_code == 201
     assert created.json["date"] == "0200-08-16T22:47:55" and created.json["date_gmt"].startswith("0200-08-16")
+
+
+SEARCHES = ["/cms/v2/posts", "/cms/v2/pages", "/cms/v2/users", "/cms/v2/comments", "/cms/v2/categories", "/cms/v2/tags",
+            "/cms/v2/search", "/cal/events/v1/events", "/cal/events/v1/venues", "/cal/events/v1/organizers",
+            "/cal/events/v1/categories"]
+
+
+@pytest.mark.parametrize("route", SEARCHES)
+def test_a_search_longer_than_the_bound_is_refused_before_it_reaches_the_database(client, admin, route):
+    """A megabyte of search text cost about 15 s of server time, and four at once stalled the
+    service (issue 9, #6): every search argument takes 1,000 characters at most."""
+    long = client.get(route, params={"search": "a" * 1001}, user=admin)
+    assert long.status_code == 400 and long.json["code"] == "rest_invalid_param"
+    assert long.json["data"]["details"]["search"]["code"] == "rest_too_long"
+    assert client.get(route, params={"search": "a" * 1000}, user=admin).status_code == 200
+    declared = client.request("OPTIONS", route).json["endpoints"][0]["args"]["search"]
+    assert declared["maxLength"] == 1000

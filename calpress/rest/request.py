@@ -28,8 +28,6 @@ def parse_query(query: str) -> dict[str, Any]:
     result: dict[str, Any] = {}
     if not query:
         return result
-    if "%00" in query or "\x00" in query:
-        query = _without_nul(query)
     for pair in query.split("&"):
         if not pair:
             continue
@@ -41,12 +39,6 @@ def parse_query(query: str) -> dict[str, Any]:
     # The top level stays a mapping even when every name is a number (``?1=a&2=b``): PHP's
     # $_GET is keyed by name; only nested arrays become lists.
     return {name: _listify(value) for name, value in result.items()}
-
-
-def _without_nul(query: str) -> str:
-    """The query without NUL bytes, encoded or not (PostgreSQL text cannot hold them; kses strips
-    them from what the reference stores): ``a%00b`` is ``ab`` on both databases."""
-    return query.replace("\x00", "").replace("%00", "")
 
 
 def without_nul(value: Any) -> Any:
@@ -61,9 +53,12 @@ def without_nul(value: Any) -> Any:
 
 
 def _unquote(text: str) -> str:
-    if "%" not in text and "+" not in text:
-        return text
-    return unquote_plus(text, errors="replace")
+    """A name or value of a query string, decoded, without NUL characters: PostgreSQL text cannot
+    hold them and kses strips them from what the reference stores, so ``a%00b`` is ``ab`` on
+    both databases. Removed after decoding, so that no encoding (``%%0000``) brings one back."""
+    if "%" in text or "+" in text:
+        text = unquote_plus(text, errors="replace")
+    return text.replace("\x00", "") if "\x00" in text else text
 
 
 def _assign(target: dict[str, Any], key: str, value: str) -> None:

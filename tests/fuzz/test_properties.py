@@ -9,7 +9,7 @@ import string
 from urllib.parse import quote, urlencode
 from zoneinfo import ZoneInfo
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from calpress.compat.strtotime import parse_datetime
@@ -27,6 +27,7 @@ TRICKY = st.lists(st.sampled_from(list("[]&=%+.;, _-0123456789¹٣aZ\x00\t\n") +
 
 @SETTINGS
 @given(st.one_of(TRICKY, st.text()))
+@example("s=%%0000&%00k=a%00b")  # a NUL hidden behind an escape: removed after decoding
 def test_any_query_string_parses_into_a_mapping_of_names(query):
     parsed = parse_query(query)
     assert isinstance(parsed, dict)
@@ -97,13 +98,22 @@ def test_arguments_are_refused_or_sanitised_to_their_type(value, schema):
         assert -(2**63) <= result <= 2**63 - 1  # what PHP (and the database) can hold
 
 
+def _without_nul(value):
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
+
+
 @SETTINGS
 @given(JSON)
-def test_json_bodies_decode_or_are_refused_as_the_reference_does(value):
+def test_json_bodies_decode_to_what_was_sent_less_nul_characters(value):
     import orjson
 
-    raw = orjson.dumps(value)
-    assert parse_json_body(raw) == value if b"\\u0000" not in raw else True
+    assert parse_json_body(orjson.dumps(value)) == _without_nul(value)
 
 
 @SETTINGS

@@ -169,7 +169,7 @@ class LiveServer:
         return result.stdout
 
 
-def _free_port() -> int:
+def free_port() -> int:
     import socket
 
     with socket.socket() as sock:
@@ -187,7 +187,7 @@ def live_server(db_url, tmp_path):
 
     import httpx
 
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "CALPRESS_DATA_DIR": str(tmp_path / "live"),

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..compat.phpdate import mysql_datetime
 from ..compat.timezones import timezone_abbr
 from ..content import items as item_service
 from ..content import rendering
@@ -31,7 +30,10 @@ EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_
 
 
 def date_details(value: dt.datetime) -> dict[str, str]:
-    return dict(zip(DETAIL_KEYS, mysql_datetime(value).replace("-", " ").replace(":", " ").split(), strict=True))
+    # Four-digit years as PHP's Y (strftime's %Y writes "200" for the year 200).
+    parts = (f"{value.year:04d}", f"{value.month:02d}", f"{value.day:02d}", f"{value.hour:02d}", f"{value.minute:02d}",
+             f"{value.second:02d}")
+    return dict(zip(DETAIL_KEYS, parts, strict=True))
 
 
 def _iso(value: dt.datetime, zone: dt.tzinfo) -> str:

@@ -3,6 +3,7 @@ the limit otherwise, and large bodies read only once the sender's credentials pa
 
 from __future__ import annotations
 
+import base64
 import io
 
 import orjson
@@ -61,7 +62,7 @@ def test_an_anonymous_large_body_is_refused_before_it_is_read(app):
 
 def test_a_wrong_password_is_refused_before_a_large_body_is_read(app, admin):
     body = post_body(2 * MB)
-    wrong = {"Authorization": "Basic " + __import__("base64").b64encode(f"{admin.login}:nope nope nope".encode()).decode()}
+    wrong = {"Authorization": "Basic " + base64.b64encode(f"{admin.login}:nope nope nope".encode()).decode()}
     status, answer, taken = call(app, body, length=len(body), headers=wrong)
     assert status == 401 and answer["code"] == "incorrect_password" and taken == 0
 

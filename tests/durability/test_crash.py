@@ -18,20 +18,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from appfixtures import free_port
 
 pytestmark = pytest.mark.skipif(os.environ.get("CALPRESS_DURABILITY") != "1",
                                 reason="opt in: CALPRESS_DURABILITY=1 (kills server processes; about a minute per database)")
 
 SECONDS = float(os.environ.get("CALPRESS_DURABILITY_SECONDS", "8"))
 WRITERS = 8
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Server:
@@ -98,7 +91,7 @@ def _phase(server: Server, auth: tuple[str, str], seconds: float, tag: str, duri
 
 def test_no_acknowledged_write_is_lost_when_workers_and_the_server_are_killed(db_url, tmp_path):
     env = {**os.environ, "CALPRESS_DATA_DIR": str(tmp_path / "site"), "CALPRESS_DATABASE_URL": db_url,
-           "CALPRESS_HOST": "127.0.0.1", "CALPRESS_PORT": str(_free_port()), "CALPRESS_SITE_URL": "",
+           "CALPRESS_HOST": "127.0.0.1", "CALPRESS_PORT": str(free_port()), "CALPRESS_SITE_URL": "",
            "CALPRESS_ENVIRONMENT": "local"}
     server = Server(env, tmp_path / "server.log")
     server.cli("user", "create", "writer", "writer@example.test", "--role=administrator", "--porcelain")

@@ -127,7 +127,7 @@ class RestServer:
                 request.method = header_override.upper()
                 override_used = True
 
-        auth_error = None if authenticated else self._authenticate(request)
+        auth_error = None if authenticated else self.authenticate(request)
         if auth_error is not None:
             request.user = ANONYMOUS
             response = error_response(auth_error)
@@ -221,9 +221,6 @@ class RestServer:
     def authenticate(self, request: RestRequest) -> RestError | None:
         """Who sends ``request``, from its headers and query (sets ``request.user``): the error
         that refuses it, or None."""
-        return self._authenticate(request)
-
-    def _authenticate(self, request: RestRequest) -> RestError | None:
         try:
             return self.authenticator.authenticate(request)
         except RestError as err:

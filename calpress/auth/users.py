@@ -22,6 +22,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from ..store import textsearch
 from ..store.changes import record as record_change
 from ..store.tables import posts as posts_table
 from ..store.tables import row_offset
@@ -256,11 +257,6 @@ class UserQuery:
     offset: int | None = None
 
 
-def escape_like(text: str) -> str:
-    """``text`` as a literal inside a LIKE pattern that uses ``\\`` as its escape character."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def _published(types: Sequence[str]) -> Any:
     """Whether the user has a published item of one of ``types`` (correlated to the users row)."""
     return sa.exists().where(
@@ -355,9 +351,8 @@ def _conditions(conn: sa.Connection, query: UserQuery, role_caps: Mapping[str, S
         unknown = [c for c in query.search_columns if c not in _SEARCHED]
         if unknown:
             raise ValueError(f"unknown search columns: {unknown}")
-        pattern = f"%{escape_like(query.search)}%"
         columns = list(dict.fromkeys(query.search_columns)) or list(DEFAULT_SEARCH_COLUMNS)
-        conditions.append(sa.or_(*[sa.cast(_SEARCHED[c], sa.String).ilike(pattern, escape="\\") for c in columns]))
+        conditions.append(textsearch.contains(conn, [sa.cast(_SEARCHED[c], sa.String) for c in columns], query.search))
     if query.roles:
         conditions.append(_has_any_role(conn, query.roles))
     if query.capabilities:

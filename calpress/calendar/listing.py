@@ -33,6 +33,7 @@ from ..content import items as item_service
 from ..content import permissions
 from ..content import terms as term_store
 from ..content.items import Context, Item
+from ..store import textsearch
 from ..store.changes import read_generation
 from ..store.tables import event_links, events, posts, row_offset, term_links
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
@@ -414,11 +415,7 @@ def search_words(text: str) -> list[str]:
 def _search_condition(conn: sa.Connection, text: str, columns: Sequence[Any]) -> Any:
     """Every word in at least one of ``columns`` (case-insensitive substring), as the CMS search."""
     words = search_words(text) or [text.strip()]
-    clauses = []
-    for word in words:
-        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        clauses.append(sa.or_(*(column.ilike(pattern, escape="\\") for column in columns)))
-    return sa.and_(*clauses)
+    return sa.and_(*(textsearch.contains(conn, columns, word) for word in words))
 
 
 class TotalsCache:
@@ -464,13 +461,21 @@ def query_events(
     order = (
         [posts.c.date_local, posts.c.id] if query.include else [events.c.start_local, posts.c.date_local, posts.c.id]
     )
-    rows = conn.execute(
-        sa.select(posts, *EVENT_COLUMNS)
+    # The page's ids first, then their whole rows: a deep page or a search matching most events
+    # sorts ids and dates, not every row's content and meta.
+    page = (
+        sa.select(posts.c.id.label("page_id"))
         .select_from(events.join(posts, posts.c.id == events.c.post_id))
         .where(*_event_conditions(conn, query, paging=True))
         .order_by(*order)
         .limit(query.per_page)
         .offset(row_offset((query.page - 1) * query.per_page))
+        .subquery("page")
+    )
+    rows = conn.execute(
+        sa.select(posts, *EVENT_COLUMNS)
+        .select_from(events.join(posts, posts.c.id == events.c.post_id).join(page, page.c.page_id == posts.c.id))
+        .order_by(*order)
     ).all()
     found = [Item.from_row(row) for row in rows]
     return found, {row.id: event_row(row) for row in rows}, total

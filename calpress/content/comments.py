@@ -13,6 +13,7 @@ from typing import Any
 import nh3
 import sqlalchemy as sa
 
+from ..store import textsearch
 from ..store.changes import record as record_change
 from ..store.tables import comments, posts, row_offset
 from .items import Context, now_utc, to_local
@@ -121,9 +122,8 @@ def query_comments(conn: sa.Connection, query: CommentQuery) -> tuple[list[Comme
     if query.exclude:
         where.append(comments.c.id.notin_(query.exclude))
     if query.search:
-        pattern = "%" + query.search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        where.append(sa.or_(*(c.ilike(pattern, escape="\\") for c in (
-            comments.c.author_name, comments.c.author_email, comments.c.author_url, comments.c.author_ip, comments.c.content))))
+        searched = (comments.c.author_name, comments.c.author_email, comments.c.author_url, comments.c.author_ip, comments.c.content)
+        where.append(textsearch.contains(conn, searched, query.search))
     if query.after is not None:
         where.append(comments.c.date_local > query.after)
     if query.before is not None:

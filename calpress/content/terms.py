@@ -34,6 +34,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
+from ..store import textsearch
 from ..store.changes import record as record_change
 from ..store.tables import posts, row_offset, term_links, terms
 from .slugs import sanitize_title, unique_slug
@@ -226,11 +227,7 @@ class TermQuery:
     taxonomies: Sequence[str] = ()
 
 
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _conditions(query: TermQuery, taxonomy: Taxonomy) -> tuple[list[Any], list[str]]:
+def _conditions(conn: sa.Connection, query: TermQuery, taxonomy: Taxonomy) -> tuple[list[Any], list[str]]:
     names = list(dict.fromkeys(query.taxonomies))
     conditions: list[Any] = [terms.c.taxonomy.in_(names) if len(names) > 1 else terms.c.taxonomy == (names or [taxonomy.name])[0]]
     include = [int(i) for i in query.include]
@@ -242,8 +239,7 @@ def _conditions(query: TermQuery, taxonomy: Taxonomy) -> tuple[list[Any], list[s
     if slugs:
         conditions.append(terms.c.slug.in_(slugs))
     if query.search:
-        pattern = f"%{_escape_like(query.search)}%"
-        conditions.append(sa.or_(terms.c.name.ilike(pattern, escape="\\"), terms.c.slug.ilike(pattern, escape="\\")))
+        conditions.append(textsearch.contains(conn, (terms.c.name, terms.c.slug), query.search))
     if query.parent is not None:
         conditions.append(terms.c.parent == int(query.parent))
     if query.object_id is not None:
@@ -294,7 +290,7 @@ def _ordering(conn: sa.Connection, query: TermQuery, slugs: list[str]) -> list[A
 def query_terms(conn: sa.Connection, registry: ContentRegistry, query: TermQuery) -> tuple[list[Term], int]:
     """One page of terms and the number of terms matching without paging (two queries)."""
     taxonomy = _taxonomy_or_error(registry, query.taxonomy)
-    conditions, slugs = _conditions(query, taxonomy)
+    conditions, slugs = _conditions(conn, query, taxonomy)
     total = conn.execute(sa.select(sa.func.count()).select_from(terms).where(*conditions)).scalar_one()
     if query.limit is not None and (query.limit <= 0 or query.offset >= total):
         return [], total

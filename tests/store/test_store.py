@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from calpress.store import db, options
+from calpress.store import db, options, textsearch
 from calpress.store.tables import application_passwords, metadata, posts, term_links, terms, users
 from calpress.store.tables import options as options_table
 
@@ -71,8 +71,14 @@ def count(conn: sa.Connection, table: sa.Table) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
 
 
+def is_search_index(name: str | None) -> bool:
+    """Objects of migration 0005's substring index, which tables.py does not declare."""
+    fts = textsearch.FTS_TABLE
+    return bool(name) and (name == fts or name.startswith(f"{fts}_") or name in textsearch.TRIGRAM_INDEXES)
+
+
 def table_names(engine: sa.Engine) -> set[str]:
-    return set(sa.inspect(engine).get_table_names())
+    return {name for name in sa.inspect(engine).get_table_names() if not is_search_index(name)}
 
 
 def run_python(code: str, *args: str) -> subprocess.Popen[str]:
@@ -134,8 +140,8 @@ def test_upgrade_creates_every_table_and_reaches_head(empty_db_url: str) -> None
             assert [c["name"] for c in inspector.get_columns(table.name)] == [c.name for c in table.columns]
         for table in metadata.sorted_tables:  # every index the metadata names, and no other
             found = {ix["name"] for ix in inspector.get_indexes(table.name)} - {c.name for c in table.constraints}
-            assert found == {ix.name for ix in table.indexes}, table.name
-        assert {ix["name"] for ix in inspector.get_indexes("posts")} == {
+            assert {name for name in found if not is_search_index(name)} == {ix.name for ix in table.indexes}, table.name
+        assert {ix["name"] for ix in inspector.get_indexes("posts") if not is_search_index(ix["name"])} == {
             "ix_posts_type_status_date_utc",
             "ix_posts_type_slug",
             "ix_posts_parent_type",
@@ -151,7 +157,9 @@ def test_upgrade_creates_every_table_and_reaches_head(empty_db_url: str) -> None
 
 def _schema_differences(engine: sa.Engine) -> list[object]:
     with engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "include_name": lambda name, kind, parent: not is_search_index(name)}
+        )
         return compare_metadata(context, metadata)
 
 
@@ -208,7 +216,7 @@ def test_concurrent_upgrades_from_several_processes(empty_db_url: str, tmp_path:
         engine.dispose()
 
 
-HEAD = "0004"  # the newest shipped migration; bump with each new one
+HEAD = "0005"  # the newest shipped migration; bump with each new one
 
 SECOND_REVISION = '''
 """Throwaway test revision: rebuilds users with a new column (batch mode, a table copy on SQLite)."""

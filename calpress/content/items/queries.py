@@ -12,7 +12,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from ...store import textsearch
 from ...store.tables import posts, row_offset
+from ...store.textsearch import escape_like
 from ..types import ContentType
 from .record import FORMAT_KEY, Item
 
@@ -104,29 +106,21 @@ def search_terms(text: str) -> tuple[list[str], int]:
     return kept, len(matches)
 
 
-def escape_like(term: str) -> str:
-    """``term`` for a LIKE pattern that matches it literally (``\\`` escapes ``%`` and ``_``)."""
-    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _search_condition(query: ItemQuery) -> tuple[Any, Any]:
+def _search_condition(conn: sa.Connection, query: ItemQuery) -> tuple[Any, Any]:
     """The WHERE clause and the relevance ORDER BY expression of a search."""
     terms_, count = search_terms(query.search)
     columns = [SEARCH_COLUMNS[c] for c in query.search_columns if c in SEARCH_COLUMNS] or list(SEARCH_COLUMNS.values())
-    wildcard = "" if query.exact_search else "%"
+    whole = query.exact_search
+    dialect = conn.dialect.name
     clauses: list[Any] = []
     title_matches: list[Any] = []
     for term in terms_:
-        exclude = term.startswith("-") and len(term) > 1
-        if exclude:
-            term = term[1:]
-        pattern = f"{wildcard}{escape_like(term)}{wildcard}"
-        if exclude:
-            clauses.append(sa.and_(*[sa.not_(col.ilike(pattern, escape="\\")) for col in columns]))
-        else:
-            clauses.append(sa.or_(*[col.ilike(pattern, escape="\\") for col in columns]))
-            if wildcard:
-                title_matches.append(posts.c.title.ilike(f"%{escape_like(term)}%", escape="\\"))
+        if term.startswith("-") and len(term) > 1:
+            clauses.append(textsearch.lacks(conn, columns, term[1:], whole=whole))
+            continue
+        clauses.append(textsearch.contains(conn, columns, term, whole=whole))
+        if not whole:
+            title_matches.append(textsearch.like(dialect, posts.c.title, f"%{escape_like(term)}%"))
     condition = sa.and_(*clauses)
     # Relevance (the reference's parse_search_order): whole phrase in title, all words in title,
     # any word in title, phrase in excerpt, phrase in content, the rest.
@@ -134,14 +128,14 @@ def _search_condition(query: ItemQuery) -> tuple[Any, Any]:
         whens: list[tuple[Any, int]] = []
         phrase = None if re.search(r"(?:\s|^)-", query.search) else f"%{escape_like(query.search)}%"
         if phrase:
-            whens.append((posts.c.title.ilike(phrase, escape="\\"), 1))
+            whens.append((textsearch.like(dialect, posts.c.title, phrase), 1))
         if title_matches and len(title_matches) < 7:
             whens.append((sa.and_(*title_matches), 2))
             if len(title_matches) > 1:
                 whens.append((sa.or_(*title_matches), 3))
         if phrase:
-            whens.append((posts.c.excerpt.ilike(phrase, escape="\\"), 4))
-            whens.append((posts.c.content.ilike(phrase, escape="\\"), 5))
+            whens.append((textsearch.like(dialect, posts.c.excerpt, phrase), 4))
+            whens.append((textsearch.like(dialect, posts.c.content, phrase), 5))
         relevance = sa.case(*whens, else_=6).asc() if whens else None
     else:
         relevance = sa.case((title_matches[0], 1), else_=0).desc() if title_matches else None
@@ -199,14 +193,14 @@ def used_formats(conn: sa.Connection) -> set[str]:
     return {str(value) for (value,) in conn.execute(stmt)}
 
 
-def _conditions(query: ItemQuery) -> tuple[list[Any], Any]:
+def _conditions(conn: sa.Connection, query: ItemQuery) -> tuple[list[Any], Any]:
     types = list(dict.fromkeys(query.types))
     conditions: list[Any] = [posts.c.type.in_(types) if len(types) > 1 else posts.c.type == (types or [query.type])[0]]
     statuses = list(dict.fromkeys(query.statuses))
     conditions.append(posts.c.status == statuses[0] if len(statuses) == 1 else posts.c.status.in_(statuses))
     relevance = None
     if query.search:
-        condition, relevance = _search_condition(query)
+        condition, relevance = _search_condition(conn, query)
         conditions.append(condition)
         if query.hide_protected:
             # The reference hides password-protected items from anonymous searches.
@@ -300,22 +294,24 @@ def stickies_first(
 
 
 def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False) -> ItemPage:
-    """One page of items and the total matching, in one statement (a window count over the
-    filtered rows); a second, counting statement runs only when the page is past the end.
-    ``count_only`` (HEAD requests) reads the total alone."""
-    conditions, relevance = _conditions(query)
+    """One page of items and the total matching, in one statement; a second, counting statement
+    runs only when the page is past the end. ``count_only`` (HEAD requests) reads the total alone.
+
+    The statement pages the ids first (a window count over the filtered ids, sorted, limited)
+    and joins the whole rows of that page alone: sorting 100,000 matches of a search then moves
+    ids and sort keys, not every row's content and meta."""
+    conditions, relevance = _conditions(conn, query)
     count_stmt = sa.select(sa.func.count()).select_from(posts).where(*conditions)
     if count_only:
         return ItemPage([], conn.execute(count_stmt).scalar_one())
-    stmt = (
-        sa.select(posts, sa.func.count().over().label("_total"))
-        .where(*conditions)
-        .order_by(*_ordering(conn, query, relevance))
-    )
+    ordering = _ordering(conn, query, relevance)
+    page = sa.select(posts.c.id.label("page_id"), sa.func.count().over().label("_total")).where(*conditions).order_by(*ordering)
     offset = 0
     if query.per_page >= 0:  # -1: every match, unpaged (the reference's posts_per_page -1)
         offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
-        stmt = stmt.limit(query.per_page).offset(row_offset(offset))
+        page = page.limit(query.per_page).offset(row_offset(offset))
+    paged = page.subquery("page")
+    stmt = sa.select(posts, paged.c._total).join(paged, posts.c.id == paged.c.page_id).order_by(*ordering)
     rows = conn.execute(stmt).all()
     if rows:
         return ItemPage([Item.from_row(row) for row in rows], rows[0]._total)

@@ -201,7 +201,12 @@ class Calpress:
             if not request.user_id:
                 return self.rest.serve_error(request, too_large(ANONYMOUS_BODY, anonymous=True))
             authenticated = True
-        raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
+        try:
+            raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
+        except TimeoutError:  # the client paused too long (front.py), or the server's socket timed out
+            return self.rest.serve_error(
+                request, RestError("request_timeout", "The request body did not arrive in time.", status=408)
+            )
         if raw is None:
             return self.rest.serve_error(request, too_large(limit))
         request.attach_body(raw)

@@ -149,12 +149,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"({settings.workers} worker{'s' if settings.workers != 1 else ''}, database {_redact(settings.database_url)})",
           file=sys.stderr, flush=True)
     server = Granian(
-        "calpress.app:wsgi_app",
+        "calpress.front:rsgi_app",
         address=settings.host,
         port=settings.port,
-        interface=Interfaces.WSGI,
+        # RSGI: the body is read on the event loop, the app runs in request threads (front.py).
+        interface=Interfaces.RSGI,
         workers=settings.workers,
-        blocking_threads=settings.threads,
         factory=True,
         log_enabled=settings.log_level == "debug",
         respawn_failed_workers=True,

@@ -35,7 +35,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
     Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
+    Setting("body_timeout", "CALPRESS_BODY_TIMEOUT", 15, "Seconds a client may pause while sending a request body before it is answered 408 (calpress serve reads bodies before a request thread is taken)."),
     Setting("max_body", "CALPRESS_MAX_BODY", 8 * 1024 * 1024, "Largest JSON or form request body in bytes (413 beyond it, refused from Content-Length before anything is read). Requests without credentials may send 1 MB at most."),
+    Setting("login_max_failures", "CALPRESS_LOGIN_MAX_FAILURES", 0, "Failed logins (wrong password or unknown user) per user name and per client address before further attempts are refused for CALPRESS_LOGIN_LOCKOUT seconds; 0 (the default, as the reference) turns the throttle off."),
+    Setting("login_lockout", "CALPRESS_LOGIN_LOCKOUT", 900, "Seconds a window of failed logins lasts: once CALPRESS_LOGIN_MAX_FAILURES are reached within it, attempts are refused until it ends."),
     Setting("outbound_ports", "CALPRESS_OUTBOUND_PORTS", "80,443,8080", "Ports outbound requests (URL checks, imports) may use, comma-separated; the reference allows 80, 443 and 8080."),
     Setting("outbound_allow", "CALPRESS_OUTBOUND_ALLOW", "", "Hosts, addresses or networks outbound requests may reach although not public, comma-separated, each optionally with :port (127.0.0.1:8765, 10.0.0.0/8, [::1]:9000, feeds.internal). A :port entry also allows that port."),
 )
@@ -55,6 +58,10 @@ class Settings:
     threads: int = 2
     log_level: str = "warning"
     max_body: int = 8 * 1024 * 1024
+    body_timeout: int = 15
+    # The password-guessing throttle (auth/throttle.py); off while login_max_failures is 0.
+    login_max_failures: int = 0
+    login_lockout: int = 900
     # Kept as the comma-separated text of the variable (``calpress serve`` hands settings to its
     # workers as strings); calpress.net parses and checks them when it builds its policy.
     outbound_ports: str = "80,443,8080"
@@ -66,7 +73,7 @@ class Settings:
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name in ("port", "workers", "threads", "max_body"):
+    if name in ("port", "workers", "threads", "max_body", "body_timeout", "login_max_failures", "login_lockout"):
         return int(value)
     if name in ("data_dir", "uploads_dir"):
         return Path(value)
@@ -102,6 +109,10 @@ def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, st
         values["environment"] = "local" if is_loopback(str(values["host"])) else "production"
     if values["environment"] not in ENVIRONMENT_TYPES:
         raise ValueError(f"CALPRESS_ENVIRONMENT must be one of {', '.join(ENVIRONMENT_TYPES)}")
+    if values["login_max_failures"] < 0:
+        raise ValueError("CALPRESS_LOGIN_MAX_FAILURES must be 0 (no throttle) or a positive number of failed logins")
+    if values["login_lockout"] < 1:
+        raise ValueError("CALPRESS_LOGIN_LOCKOUT must be a positive number of seconds")
     if not values["secret_key"]:
         values["secret_key"] = _stored_secret(data_dir)
     values["site_url"] = str(values["site_url"]).rstrip("/")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,9 +179,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture()
-def live_server(db_url, tmp_path):
-    """``calpress serve`` as a real process on a free loopback port, over the test's database."""
+@contextmanager
+def serving(db_url: str, folder: Any, **settings: str) -> Iterator[LiveServer]:
+    """``calpress serve`` as a real process on a free loopback port, over ``db_url``, with extra
+    ``CALPRESS_*`` settings (``body_timeout="2"`` sets CALPRESS_BODY_TIMEOUT); stopped after."""
     import os
     import subprocess
     import sys
@@ -190,14 +193,15 @@ def live_server(db_url, tmp_path):
     port = free_port()
     env = {
         **os.environ,
-        "CALPRESS_DATA_DIR": str(tmp_path / "live"),
+        "CALPRESS_DATA_DIR": str(folder / "live"),
         "CALPRESS_DATABASE_URL": db_url,
         "CALPRESS_HOST": "127.0.0.1",
         "CALPRESS_PORT": str(port),
         "CALPRESS_SITE_URL": "",
         "CALPRESS_ENVIRONMENT": "local",
+        **{f"CALPRESS_{name.upper()}": value for name, value in settings.items()},
     }
-    log = open(tmp_path / "server.log", "wb")
+    log = open(folder / "server.log", "wb")
     process = subprocess.Popen([sys.executable, "-m", "calpress", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -210,12 +214,21 @@ def live_server(db_url, tmp_path):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             log.close()
-            raise AssertionError("calpress serve did not start:\n" + (tmp_path / "server.log").read_text())
+            raise AssertionError("calpress serve did not start:\n" + (folder / "server.log").read_text())
         time.sleep(0.1)
-    yield LiveServer(url, env, process)
-    process.terminate()
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-    log.close()
+        yield LiveServer(url, env, process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.fixture()
+def live_server(db_url, tmp_path):
+    """``calpress serve`` as a real process on a free loopback port, over the test's database."""
+    with serving(db_url, tmp_path) as server:
+        yield server

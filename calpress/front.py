@@ -1,0 +1,223 @@
+"""The HTTP front of ``calpress serve``: Granian's RSGI interface in front of the WSGI app.
+
+Under Granian's WSGI interface a request thread reads the body itself and waits, without any
+time limit, for a client that sends its headers and then trickles or withholds the body: eight
+such connections held every thread and the site stopped answering. Here the event loop takes
+the body first, where waiting costs a coroutine and not a thread, and a client that pauses
+longer than ``body_timeout`` seconds is answered 408. Only then does a request thread run the
+app, with the body in memory.
+
+Bodies larger than the anonymous allowance (``app.ANONYMOUS_BODY``) or chunked past it are not
+taken whole up front: the app authenticates from the headers first (app.py) and reads the rest
+through ``_StreamedInput``, which waits for each part on the loop with the same time limit.
+
+Answers go back whole when the app returns a list (nearly always), else as a stream read from
+the app's iterator one part at a time in a request thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from .app import ANONYMOUS_BODY, create_app
+from .config import Settings, load_settings
+
+_EMPTY = b""
+_BASE_ENVIRON = {
+    "GATEWAY_INTERFACE": "CGI/1.1",
+    "SCRIPT_NAME": "",
+    "SERVER_SOFTWARE": "calpress",
+    "wsgi.errors": sys.stderr,
+    "wsgi.input_terminated": True,
+    "wsgi.multiprocess": True,
+    "wsgi.multithread": True,
+    "wsgi.run_once": False,
+    "wsgi.version": (1, 0),
+}
+
+
+class BodyTimeout(TimeoutError):
+    """The client paused longer than allowed while sending a body."""
+
+
+def _timeout_answer() -> tuple[int, list[tuple[str, str]], bytes]:
+    body = json.dumps(
+        {"code": "request_timeout", "message": "The request body did not arrive in time.", "data": {"status": 408}}
+    ).encode()
+    return 408, [("content-type", "application/json; charset=UTF-8"), ("connection", "close")], body
+
+
+class _StreamedInput(io.RawIOBase):
+    """``wsgi.input`` for a large body: what the loop already took, then the rest, each part
+    fetched on the loop and awaited here at most ``timeout`` seconds (then BodyTimeout)."""
+
+    def __init__(self, first: bytes, parts: Any, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
+        self._buffer = bytearray(first)
+        self._parts = parts
+        self._loop = loop
+        self._timeout = timeout
+        self._ended = parts is None
+
+    def readable(self) -> bool:
+        return True
+
+    def _more(self) -> bool:
+        if self._ended:
+            return False
+        future = asyncio.run_coroutine_threadsafe(_next_part(self._parts, self._timeout), self._loop)
+        part = future.result()
+        if part is None:
+            self._ended = True
+            return False
+        self._buffer += part
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:  # type: ignore[override]
+        if size is None or size < 0:
+            while self._more():
+                pass
+            size = len(self._buffer)
+        while len(self._buffer) < size and self._more():
+            pass
+        taken = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return taken
+
+    def readinto(self, target: Any) -> int:
+        data = self.read(len(target))
+        target[: len(data)] = data
+        return len(data)
+
+
+async def _next_part(parts: Any, timeout: float) -> bytes | None:
+    """The next part of a body, None at its end; BodyTimeout after ``timeout`` seconds."""
+    try:
+        async with asyncio.timeout(timeout):
+            return await anext(parts)
+    except StopAsyncIteration:
+        return None
+    except TimeoutError as error:
+        raise BodyTimeout from error
+
+
+class Front:
+    """The RSGI application (``__rsgi__``) that serves a WSGI app from request threads."""
+
+    def __init__(self, wsgi: Any, settings: Settings) -> None:
+        self.wsgi = wsgi
+        self.settings = settings
+        self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
+        self.body_timeout = float(settings.body_timeout)
+
+    def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    async def __rsgi__(self, scope: Any, proto: Any) -> None:
+        if scope.proto != "http":
+            return  # no WebSocket endpoints
+        environ = self._environ(scope)
+        loop = asyncio.get_running_loop()
+        try:
+            environ["wsgi.input"] = await self._body(environ, proto, loop)
+        except BodyTimeout:
+            status, headers, body = _timeout_answer()
+            proto.response_bytes(status, headers, body)
+            return
+        status, headers, result = await loop.run_in_executor(self.pool, self._call, environ)
+        if isinstance(result, bytes):
+            proto.response_bytes(status, headers, result)
+            return
+        await self._stream(proto, loop, status, headers, result)
+
+    def _environ(self, scope: Any) -> dict[str, Any]:
+        host, _, port = scope.server.rpartition(":")
+        client = scope.client.rpartition(":")[0] if ":" in scope.client else scope.client
+        environ = dict(_BASE_ENVIRON)
+        environ.update(
+            {
+                "REQUEST_METHOD": scope.method,
+                # WSGI strings carry bytes as latin-1; RSGI gives the decoded path.
+                "PATH_INFO": scope.path.encode("utf-8", "surrogateescape").decode("latin-1"),
+                "QUERY_STRING": scope.query_string,
+                "SERVER_NAME": host.strip("[]"),
+                "SERVER_PORT": port,
+                "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
+                "REMOTE_ADDR": client.strip("[]"),
+                "wsgi.url_scheme": scope.scheme,
+            }
+        )
+        for name, value in scope.headers.items():
+            if name == "content-type":
+                environ["CONTENT_TYPE"] = value
+            elif name == "content-length":
+                environ["CONTENT_LENGTH"] = value
+            else:
+                key = "HTTP_" + name.upper().replace("-", "_")
+                if key in environ:  # a repeated header: one value, as WSGI servers join them
+                    value = f"{environ[key]}{'; ' if key == 'HTTP_COOKIE' else ','}{value}"
+                environ[key] = value
+        return environ
+
+    async def _body(self, environ: dict[str, Any], proto: Any, loop: asyncio.AbstractEventLoop) -> Any:
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if (length <= 0 and not chunked) or length > self.settings.max_body:
+            return io.BytesIO(_EMPTY)  # nothing to read, or refused from its length unread
+        parts = proto.__aiter__()
+        taken = bytearray()
+        while len(taken) <= ANONYMOUS_BODY:
+            part = await _next_part(parts, self.body_timeout)
+            if part is None:
+                return io.BytesIO(bytes(taken))
+            taken += part
+        return _StreamedInput(bytes(taken), parts, loop, self.body_timeout)
+
+    def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], Any]:
+        started: list[Any] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+            started[:] = [int(status.split(" ", 1)[0]), headers]
+
+        try:
+            result = self.wsgi(environ, start_response)
+        except BodyTimeout:
+            return _timeout_answer()
+        if isinstance(result, list):
+            body = _EMPTY.join(result)
+            _close(result)
+            return started[0], started[1], body
+        return started[0], started[1], result
+
+    async def _stream(self, proto: Any, loop: asyncio.AbstractEventLoop, status: int, headers: Any, result: Any) -> None:
+        transport = proto.response_stream(status, headers)
+        parts = iter(result)
+        try:
+            while True:
+                part = await loop.run_in_executor(self.pool, next, parts, None)
+                if part is None:
+                    break
+                if part:
+                    await transport.send_bytes(part)
+        finally:
+            await loop.run_in_executor(self.pool, _close, result)
+
+
+def _close(result: Any) -> None:
+    close = getattr(result, "close", None)
+    if close is not None:
+        close()
+
+
+def rsgi_app(settings: Settings | None = None) -> Front:
+    """Factory for ``calpress serve`` (Granian, RSGI interface): settings come from the
+    CALPRESS_* environment."""
+    settings = settings or load_settings()
+    return Front(create_app(settings).wsgi, settings)

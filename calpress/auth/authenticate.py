@@ -4,6 +4,7 @@ The reference's rules (cms-api.md 6.1, 6.3): Basic credentials are tried only on
 application password exists on the site; a failure is a 401 before any routing. A login cookie
 counts only with a valid ``wp_rest`` nonce (``_wpnonce`` in the query or form body, else the
 ``X-WP-Nonce`` header); a cookie without a nonce is anonymous, and any invalid nonce is a 403.
+Basic credentials go through the password-guessing throttle (``throttle.py``, off by default).
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from ..rest.errors import RestError
 from ..rest.request import RestRequest
 from ..rest.server import ANONYMOUS
 from . import app_passwords, sessions
+from .throttle import LoginThrottle, too_many_retries
 from .users import User, get_user, user_from_row
 
 REST_NONCE_ACTION = "wp_rest"
+# The answers to Basic credentials that count as a failed guess for the login throttle.
+GUESS_FAILURES = frozenset({"invalid_username", "invalid_email", "incorrect_password"})
 
 
 def parse_basic(header: str) -> tuple[str, str] | None:
@@ -50,6 +54,8 @@ class SiteAuthenticator:
 
     def __init__(self, site: Any) -> None:
         self.site = site
+        # The password-guessing throttle, shared with the login page (off by default).
+        self.throttle = LoginThrottle(site)
 
     @property
     def secret(self) -> str:
@@ -107,6 +113,17 @@ class SiteAuthenticator:
         return (user, session) if session else (None, None)
 
     def _application_password(self, request: RestRequest, login: str, password: str) -> RestError | None:
+        attempt = self.throttle.check(login, request.remote_addr)
+        if attempt.retry_after:
+            return too_many_retries(attempt.retry_after)  # refused unchecked, and not counted
+        error = self._check_application_password(request, login, password)
+        if error is None:
+            self.throttle.succeeded(attempt)
+        elif error.code in GUESS_FAILURES:
+            self.throttle.failed(attempt)
+        return error
+
+    def _check_application_password(self, request: RestRequest, login: str, password: str) -> RestError | None:
         row, record = app_passwords.find_user_with_password(self.site, "login", login, password, self.secret)
         if row is None and is_email(login):
             row, record = app_passwords.find_user_with_password(self.site, "email", login, password, self.secret)

@@ -16,6 +16,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from ..auth import app_passwords, sessions
 from ..auth.authenticate import REST_NONCE_ACTION
+from ..auth.throttle import retry_message
 from ..auth.users import User, check_password, get_user_by
 from ..compat.formatting import is_uuid
 from ..rest.request import parse_query
@@ -153,6 +154,14 @@ class Pages:
         redirect_to = str(fields.get("redirect_to") or ADMIN_PATH)
         user = None
         error = ""
+        throttle = self.calpress.authenticator.throttle
+        attempt = throttle.check(login, req.remote_addr or "") if login and password else None
+        if attempt is not None and attempt.retry_after:
+            # Refused before the password is looked at, and not counted (auth/throttle.py).
+            resp.set_header("Retry-After", str(attempt.retry_after))
+            error = f"<strong>Error:</strong> {retry_message(attempt.retry_after)}"
+            render(resp, "login.html", 429, **self.context(req, "Log In"), action=LOGIN_PATH, redirect_to=redirect_to, login=login, error=error, message="")
+            return
         with self.site.read() as conn:
             user = get_user_by(conn, "login", login) or (get_user_by(conn, "email", login) if "@" in login else None)
         if not login or not password:
@@ -161,6 +170,11 @@ class Pages:
             error = f"<strong>Error:</strong> The username <strong>{_escape(login)}</strong> is not registered on this site. If you are unsure of your username, try your email address instead."
         elif not check_password(user, password):
             error = f"<strong>Error:</strong> The password you entered for the username <strong>{_escape(login)}</strong> is incorrect."
+        if attempt is not None:
+            if error:
+                throttle.failed(attempt)
+            else:
+                throttle.succeeded(attempt)
         if error or user is None:
             render(resp, "login.html", 200, **self.context(req, "Log In"), action=LOGIN_PATH, redirect_to=redirect_to, login=login, error=error, message="")
             return

@@ -249,3 +249,14 @@ comments = sa.Table(
     sa.Index(None, "parent"),
     sqlite_autoincrement=True,
 )
+
+# Failed logins of the password-guessing throttle (auth/throttle.py), per key: ``user:<name as
+# sent>`` or ``addr:<client address>`` (at most 200 characters, longer ones hashed). ``count``
+# failures since ``window_start_utc``; a failure after the window ended starts a new one.
+login_failures = sa.Table(
+    "login_failures",
+    metadata,
+    sa.Column("key", sa.String(200), primary_key=True),
+    sa.Column("count", Int, nullable=False, default=0, server_default=ZERO),
+    sa.Column("window_start_utc", sa.DateTime(), nullable=False),
+)

@@ -51,6 +51,11 @@ def too_large(limit: int, *, anonymous: bool = False) -> RestError:
     return RestError("rest_request_too_large", f"{who} may send a body of {limit:,} bytes at most.", status=413)
 
 
+def body_timeout_error() -> RestError:
+    """The client paused longer than allowed in the middle of its body (front.py's limit)."""
+    return RestError("request_timeout", "The request body did not arrive in time.", status=408)
+
+
 def _read_body(stream: Any, length: int | None, limit: int) -> bytes | None:
     """The body, read a slice at a time: ``length`` bytes, or up to the end of a chunked body;
     None as soon as it passes ``limit`` bytes (the rest is never read)."""
@@ -204,9 +209,7 @@ class Calpress:
         try:
             raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
         except TimeoutError:  # the client paused too long (front.py), or the server's socket timed out
-            return self.rest.serve_error(
-                request, RestError("request_timeout", "The request body did not arrive in time.", status=408)
-            )
+            return self.rest.serve_error(request, body_timeout_error())
         if raw is None:
             return self.rest.serve_error(request, too_large(limit))
         request.attach_body(raw)

@@ -24,7 +24,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .app import ANONYMOUS_BODY, create_app
+from .app import ANONYMOUS_BODY, body_timeout_error, create_app
 from .config import Settings, load_settings
 
 _EMPTY = b""
@@ -46,10 +46,10 @@ class BodyTimeout(TimeoutError):
 
 
 def _timeout_answer() -> tuple[int, list[tuple[str, str]], bytes]:
-    body = json.dumps(
-        {"code": "request_timeout", "message": "The request body did not arrive in time.", "data": {"status": 408}}
-    ).encode()
-    return 408, [("content-type", "application/json; charset=UTF-8"), ("connection", "close")], body
+    """The app's 408 error, answered before the app runs (the body never came)."""
+    error = body_timeout_error()
+    body = json.dumps(error.to_dict()).encode()
+    return error.status, [("content-type", "application/json; charset=UTF-8"), ("connection", "close")], body
 
 
 class _StreamedInput(io.RawIOBase):
@@ -61,7 +61,7 @@ class _StreamedInput(io.RawIOBase):
         self._parts = parts
         self._loop = loop
         self._timeout = timeout
-        self._ended = parts is None
+        self._ended = False
 
     def readable(self) -> bool:
         return True

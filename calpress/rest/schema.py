@@ -32,6 +32,8 @@ from ..compat.formatting import (
 )
 from ..compat.pcre import pattern_matches
 from ..compat.php import (
+    INT64_MAX,
+    INT64_MIN,
     is_numeric,
     is_scalar,
     json_encode,
@@ -84,9 +86,6 @@ VALIDATE_MARKER = "rest_validate_request_arg"
 SANITIZE_MARKER = "rest_sanitize_request_arg"
 
 # --------------------------------------------------------------------------- messages
-
-
-_INT64 = 2**63
 
 
 def _plural(count: Any, singular: str, plural: str) -> str:
@@ -579,7 +578,7 @@ def _sanitize(value: Any, schema: dict[str, Any], param: str, type_: Any) -> Any
                 return result
         return value if isinstance(value, str) else php_str(value)
     if type_ == "integer":
-        return value if type(value) is int and -_INT64 <= value < _INT64 else php_int(value)
+        return value if type(value) is int and INT64_MIN <= value <= INT64_MAX else php_int(value)
     if type_ == "boolean":
         return value if type(value) is bool else php_bool(value)
     if type_ == "number":

@@ -72,13 +72,11 @@ def _fts_covers(columns: Sequence[Any]) -> bool:
 
 
 def _has_fts(conn: sa.Connection) -> bool:
-    """Whether this SQLite database has the trigram table (asked once per engine, until found:
-    a missing table may yet be made by an upgrade)."""
-    if _fts_engines.get(conn.engine):
-        return True
-    found = bool(
-        conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (FTS_TABLE,)).scalar()
-    )
-    if found:
-        _fts_engines[conn.engine] = True
+    """Whether this SQLite database has the trigram table: asked once per engine, on its first
+    search (the site upgrades its database before it serves, so the answer holds)."""
+    found = _fts_engines.get(conn.engine)
+    if found is None:
+        found = _fts_engines[conn.engine] = bool(
+            conn.exec_driver_sql("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", (FTS_TABLE,)).scalar()
+        )
     return found

@@ -32,6 +32,7 @@ from .content import definitions as content_definitions
 from .content.generation import ContentGeneration
 from .content.registry import ContentRegistry
 from .pages import build_pages, discovery
+from .pages.site import PUBLIC_QUERY_VARS
 from .rest.errors import RestError
 from .rest.request import RestRequest, parse_query
 from .rest.server import RestServer
@@ -102,6 +103,9 @@ class Calpress:
             self.api.registry, self.authenticator, ContentGeneration(self.site), scope=functools.partial(ApiScope, self.site)
         )
         self.pages = build_pages(self)
+        # The first path segments of REST addresses at the site root (decision 1): every other
+        # path is a page of the public site.
+        self.rest_heads = frozenset({REST_PREFIX.strip("/"), "batch", *(ns.split("/")[0] for ns in self.api.registry.namespaces)})
         self.falcon_app = self._build_falcon()
         self.wsgi = self
 
@@ -152,7 +156,7 @@ class Calpress:
         query = parse_query(environ.get("QUERY_STRING", ""))
         # Only the site root is a page for browsers and an answer for REST clients.
         prefers_html = self.pages.needs_accept(path) and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", ""))
-        if self.pages.match(path, prefers_html=prefers_html) is not None:
+        if self.pages.match(path, prefers_html=prefers_html) is not None or self.is_site_path(path, query):
             return self.falcon_app(environ, start_response)
         try:
             status, headers, body = self.serve_rest(environ, path, query)
@@ -165,6 +169,15 @@ class Calpress:
         headers.append(("Content-Length", str(len(body))))
         start_response(_status_line(status), headers)
         return [body]
+
+    def is_site_path(self, path: str, query: dict[str, Any]) -> bool:
+        """Whether ``path`` is a public page rather than a REST address: any path whose first
+        segment names no REST namespace, and the site root with a public query (``?p=5``)."""
+        if "rest_route" in query:
+            return False
+        if path == "/":
+            return bool(PUBLIC_QUERY_VARS.intersection(query))
+        return path[1:].split("/", 1)[0] not in self.rest_heads
 
     def serve_rest(self, environ: dict[str, Any], path: str, query: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
         origin = self.environ_origin(environ)

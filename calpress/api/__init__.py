@@ -13,6 +13,7 @@ from ..site import Site
 from . import (
     cal_events,
     cal_terms,
+    cal_views,
     cms_app_passwords,
     cms_comments,
     cms_content,
@@ -41,6 +42,7 @@ MODULES = (
     root,
     cal_events,
     cal_terms,
+    cal_views,
     cms_content,
     cms_site,
     cms_users,

@@ -100,17 +100,7 @@ class SiteAuthenticator:
     def session_user(self, cookie_value: str | None) -> tuple[User | None, sessions.Session | None]:
         """The user and session a login cookie value proves, or (None, None). Shared by the REST
         authenticator and the HTML pages, so both judge a cookie alike."""
-        if not cookie_value:
-            return None, None
-        parsed = sessions.parse_login_cookie(cookie_value)
-        if parsed is None:
-            return None, None
-        with self.site.read() as conn:
-            user = get_user(conn, parsed[0])
-        if user is None:
-            return None, None
-        session = sessions.verify_login_cookie(self.secret, cookie_value, user.password_hash)
-        return (user, session) if session else (None, None)
+        return session_user(self.site, cookie_value)
 
     def _application_password(self, request: RestRequest, login: str, password: str) -> RestError | None:
         attempt = self.throttle.check(login, request.remote_addr)
@@ -149,3 +139,32 @@ class SiteAuthenticator:
         request.user = user_from_row(row)
         request.auth = {"method": "application_password", "uuid": record.uuid}
         return None
+
+
+def session_user(site: Any, cookie_value: str | None) -> tuple[User | None, sessions.Session | None]:
+    """The user and session a login cookie value proves on ``site``, or (None, None)."""
+    if not cookie_value:
+        return None, None
+    parsed = sessions.parse_login_cookie(cookie_value)
+    if parsed is None:
+        return None, None
+    with site.read() as conn:
+        user = get_user(conn, parsed[0])
+    if user is None:
+        return None, None
+    session = sessions.verify_login_cookie(site.settings.secret_key, cookie_value, user.password_hash)
+    return (user, session) if session else (None, None)
+
+
+def nonce_user(site: Any, cookie_header: str | None, nonces: list[Any], action: str) -> tuple[User | None, sessions.Session | None]:
+    """The cookie's user when one of ``nonces`` is valid for them and ``action`` (the calendar
+    views' ``tvn1``/``tvn2``), else (None, None): without a valid nonce a cookie proves nothing."""
+    value = read_cookie(cookie_header, sessions.LOGIN_COOKIE) if cookie_header else None
+    user, session = session_user(site, value)
+    if user is None or session is None:
+        return None, None
+    secret = site.settings.secret_key
+    for nonce in nonces:
+        if isinstance(nonce, str) and nonce and sessions.verify_nonce(secret, nonce, action, user.id, session.token):
+            return user, session
+    return None, None

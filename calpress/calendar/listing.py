@@ -85,6 +85,9 @@ class EventQuery:
     featured: bool | None = None
     include: list[int] | None = None
     parent: int | None = None
+    # The calendar views: leave out events hidden from listings; newest first (the past list).
+    listed_only: bool = False
+    descending: bool = False
     # The filters as applied, by public name, in the reference's order (calendar-api.md 3.1 rest_url).
     applied: Applied = field(default=(), compare=False)
 
@@ -384,6 +387,8 @@ def _event_conditions(conn: sa.Connection, query: EventQuery, *, paging: bool = 
         where.append(events.c.end_local >= query.ends_after)
     if query.featured is not None:
         where.append(events.c.featured.is_(query.featured))
+    if query.listed_only:
+        where.append(events.c.hidden.is_(False))
     if query.include:
         where.append(posts.c.id.in_(query.include))
     if query.parent is not None:
@@ -461,6 +466,8 @@ def query_events(
     order = (
         [posts.c.date_local, posts.c.id] if query.include else [events.c.start_local, posts.c.date_local, posts.c.id]
     )
+    if query.descending:
+        order = [column.desc() for column in order]
     # The page's ids first, then their whole rows: a deep page or a search matching most events
     # sorts ids and dates, not every row's content and meta.
     page = (
@@ -479,6 +486,68 @@ def query_events(
     ).all()
     found = [Item.from_row(row) for row in rows]
     return found, {row.id: event_row(row) for row in rows}, total
+
+
+def window_events(conn: sa.Connection, ctx: Context, query: EventQuery, *, limit: int, offset: int = 0) -> Loaded:
+    """Up to ``limit`` events of ``query`` from ``offset`` on, in its order, loaded, without a
+    total (the views page by asking one more than they show): what a calendar view shows costs
+    the rows it shows, whatever the table holds."""
+    order = [events.c.start_local, posts.c.date_local, posts.c.id]
+    if query.descending:
+        order = [column.desc() for column in order]
+    page = (
+        sa.select(posts.c.id.label("page_id"))
+        .select_from(events.join(posts, posts.c.id == events.c.post_id))
+        .where(*_event_conditions(conn, query, paging=True))
+        .order_by(*order)
+        .limit(limit)
+        .offset(row_offset(offset))
+        .subquery("page")
+    )
+    rows = conn.execute(
+        sa.select(posts, *EVENT_COLUMNS)
+        .select_from(events.join(posts, posts.c.id == events.c.post_id).join(page, page.c.page_id == posts.c.id))
+        .order_by(*order)
+    ).all()
+    found = [Item.from_row(row) for row in rows]
+    return load_items(conn, ctx, found, event_rows={row.id: event_row(row) for row in rows})
+
+
+def any_event(conn: sa.Connection, query: EventQuery) -> bool:
+    """Whether ``query`` matches at least one event (one index probe, no count)."""
+    found = conn.execute(
+        sa.select(events.c.post_id)
+        .select_from(events.join(posts, posts.c.id == events.c.post_id))
+        .where(*_event_conditions(conn, query))
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+_longest: dict[str, tuple[int, dt.timedelta]] = {}
+
+
+def longest_event(conn: sa.Connection, generation: int | None = None) -> dt.timedelta:
+    """The longest duration of any stored event (wall time), remembered per database until the
+    content counter moves. A window query (the views' "events overlapping these days") adds
+    ``start >= window start - longest`` to its ``end >= window start``, which turns it into a
+    range scan along the start index: its cost follows the window, not the table."""
+    if generation is None:
+        generation = read_generation(conn)
+    key = conn.engine.url.render_as_string()
+    found = _longest.get(key)
+    if found is not None and found[0] == generation:
+        return found[1]
+    if conn.dialect.name == "sqlite":
+        days = conn.execute(
+            sa.select(sa.func.max(sa.func.julianday(events.c.end_local) - sa.func.julianday(events.c.start_local)))
+        ).scalar()
+        longest = dt.timedelta(days=float(days or 0))
+    else:
+        longest = conn.execute(sa.select(sa.func.max(events.c.end_local - events.c.start_local))).scalar() or dt.timedelta()
+    longest = max(longest, dt.timedelta()) + dt.timedelta(seconds=1)  # rounding of julianday
+    _longest[key] = (generation, longest)
+    return longest
 
 
 _SEARCH_SPLIT = re.compile(r"[^\w-]+", re.UNICODE)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import falcon
 
-from . import auth, discovery, openapi, uploads
+from . import auth, discovery, openapi, site, uploads
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -48,8 +48,10 @@ class Page:
 class PageTable:
     """The pages, matched by path; ``install`` builds the Falcon routes from the same rows."""
 
-    def __init__(self, pages: list[Page]) -> None:
+    def __init__(self, pages: list[Page], fallback: Any = None) -> None:
         self.pages = pages
+        # The resource of every other path that is not a REST address (the public site).
+        self.fallback = fallback
         self._prefixes = [page for page in pages if page.prefix]
         # Exact paths, the bare paths of prefix pages among them; then the prefixes as one tuple,
         # so that a REST path (nearly every request) costs one dict lookup and one startswith.
@@ -74,6 +76,8 @@ class PageTable:
         return page is not None and page.html_only
 
     def install(self, app: falcon.App) -> None:
+        if self.fallback is not None:  # added first: Falcon tries the sinks added last first
+            app.add_sink(_sink(self.fallback, True), "/")
         for page in self._prefixes:
             app.add_sink(_sink(page.resource, page.any_method), page.path)
         for page in self.pages:
@@ -101,9 +105,9 @@ def _sink(resource: Any, any_method: bool) -> Any:
 def build_pages(calpress: Calpress) -> PageTable:
     """Every page of the site, with the resources of this app."""
     account = auth.Pages(calpress)
-    public = discovery.PublicPages(calpress)
+    public = site.PublicSite(calpress)
     rows = [
-        Page("home", "/", discovery.HomePage(calpress, account), html_only=True),
+        Page("home", "/", public, html_only=True),
         Page("login", auth.LOGIN_PATH, account, suffix="login"),
         Page("admin", "/wp-admin", account, suffix="admin"),
         Page("admin-index", auth.ADMIN_PATH, account, suffix="admin"),
@@ -116,5 +120,6 @@ def build_pages(calpress: Calpress) -> PageTable:
             for prefix in discovery.PAGE_PREFIXES
         ),
         Page("uploads", uploads.PREFIX, uploads.UploadsResource(calpress.site), prefix=True),
+        Page("assets", site.STATIC_PATH, site.StaticAssets(), prefix=True),
     ]
-    return PageTable(rows)
+    return PageTable(rows, fallback=public)

@@ -84,10 +84,14 @@ def test_browser_gets_the_home_page(client):
 
 
 def test_unknown_routes_and_methods(client):
-    for method, path in (("GET", "/nonexistent/v1"), ("GET", "/cms/v2/users/abc"), ("PATCH", "/cms/v2/users"), ("GET", "/wp-json/nope/v9")):
+    for method, path in (("GET", "/wp-json/nonexistent/v1"), ("GET", "/cms/v2/users/abc"), ("PATCH", "/cms/v2/users"), ("GET", "/wp-json/nope/v9"),
+                         ("GET", "/cal/nope/v9"), ("GET", "/?rest_route=/nonexistent/v1")):
         response = client.request(method, path)
         assert response.status_code == 404, (method, path)
         assert response.json == {"code": "rest_no_route", "message": "No route was found matching the URL and request method.", "data": {"status": 404}}
+    # Any other path at the site root is a public page (a post's link): unknown, a 404 page.
+    page = client.get("/nonexistent/v1")
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
 
 
 def test_options(client):
@@ -96,7 +100,7 @@ def test_options(client):
     body = response.json
     assert {"namespace", "methods", "endpoints", "schema"} <= set(body)
     assert body["schema"]["title"] == "user"
-    assert client.request("OPTIONS", "/does/not/exist").json == []
+    assert client.request("OPTIONS", "/wp-json/does/not/exist").json == []
 
 
 def test_head_on_root(client):
@@ -106,7 +110,7 @@ def test_head_on_root(client):
 
 
 def test_common_headers_on_every_answer(client):
-    for path in ("/", "/cms/v2/users/me", "/nope"):
+    for path in ("/", "/cms/v2/users/me", "/wp-json/nope"):
         headers = client.get(path, headers={"Origin": "https://a.example"}).headers
         assert headers["x-content-type-options"] == "nosniff"
         assert headers["access-control-expose-headers"] == "X-WP-Total, X-WP-TotalPages, Link"

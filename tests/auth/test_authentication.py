@@ -37,7 +37,7 @@ def test_basic_auth_outcomes(client, admin):
 
 
 def test_authentication_errors_come_before_routing(client, admin):
-    response = client.get("/no/such/route", headers=basic(admin.login, "wrong"))
+    response = client.get("/wp-json/no/such/route", headers=basic(admin.login, "wrong"))
     assert response.status_code == 401 and response.json["code"] == "incorrect_password"
 
 

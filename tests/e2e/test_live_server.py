@@ -65,7 +65,7 @@ def test_bad_input_never_500(site):
         ("POST", "/cms/v2/users/me/application-passwords", {"content": b'{"name": "\xff"}', "headers": {"Content-Type": "application/json"}}, 400, "rest_invalid_json"),
         ("GET", "/cms/v2/users?search=%FF%FE", {}, 200, None),
         ("GET", "/cms/v2/users/%FF", {}, 404, "rest_no_route"),
-        ("GET", "/no/such/route", {}, 404, "rest_no_route"),
+        ("GET", "/wp-json/no/such/route", {}, 404, "rest_no_route"),
         ("DELETE", "/", {}, 404, "rest_no_route"),
         ("GET", "/cms/v2/users?per_page=abc", {}, 400, "rest_invalid_param"),
         ("POST", "/cms/v2/users", {"json": {"username": ["x"], "email": 5, "password": {"a": 1}}}, 400, "rest_invalid_param"),

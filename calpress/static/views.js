@@ -1,0 +1,66 @@
+/* calpress calendar views: previous/next, view selector and the events bar re-render the view
+   through the views route (cal/views/v2/html) without a page load; without JavaScript every one
+   of them is a plain link or form. */
+(function () {
+  "use strict";
+  function container(node) { return node.closest('[data-js="tribe-events-view"]'); }
+  function nonces(view) {
+    var found = view.querySelector('[data-js="tribe-events-view-nonce-data"]');
+    try { return found ? JSON.parse(found.textContent) : {}; } catch (error) { return {}; }
+  }
+  function withoutHash(url) { return url.split("#")[0]; }
+  var shown = withoutHash(window.location.href);
+  function load(view, url, push) {
+    var rest = view.getAttribute("data-view-rest-url");
+    if (!rest) { window.location.href = url; return; }
+    view.setAttribute("aria-busy", "true");
+    var target = rest + (rest.indexOf("?") === -1 ? "?" : "&") + "url=" + encodeURIComponent(withoutHash(url));
+    var given = nonces(view);
+    ["tvn1", "tvn2"].forEach(function (name) { if (given[name]) { target += "&" + name + "=" + encodeURIComponent(given[name]); } });
+    fetch(target, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) {
+        if (!response.ok) { throw new Error("view " + response.status); }
+        return response.text();
+      })
+      .then(function (html) {
+        var holder = document.createElement("div");
+        holder.innerHTML = html.trim();
+        var fresh = holder.firstElementChild;
+        if (!fresh) { throw new Error("empty view"); }
+        view.replaceWith(fresh);
+        var data = fresh.querySelector('[data-js="tribe-events-view-data"]');
+        var title = data ? JSON.parse(data.textContent).title : null;
+        if (push) { window.history.pushState({ calpressView: true }, "", url); }
+        shown = withoutHash(url);
+        if (title) { document.title = title + " \u2013 " + document.title.split(" \u2013 ").pop(); }
+        var heading = fresh.querySelector(".tribe-events-header__title");
+        if (heading) { heading.setAttribute("tabindex", "-1"); heading.focus({ preventScroll: true }); }
+      })
+      .catch(function () { window.location.href = url; });
+  }
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest('a[data-js="tribe-events-view-link"]');
+    if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) { return; }
+    var view = container(link);
+    if (!view) { return; }
+    event.preventDefault();
+    load(view, link.href, true);
+  });
+  document.addEventListener("submit", function (event) {
+    var form = event.target.closest('form[data-js="tribe-events-view-form"]');
+    if (!form) { return; }
+    var view = container(form);
+    if (!view) { return; }
+    event.preventDefault();
+    var params = new URLSearchParams();
+    new FormData(form).forEach(function (value, key) { if (value) { params.append(key, value); } });
+    var query = params.toString();
+    load(view, form.action + (query ? "?" + query : ""), true);
+  });
+  window.addEventListener("popstate", function () {
+    // Only a different view: following an in-page link (#content) changes the hash alone.
+    if (withoutHash(window.location.href) === shown) { return; }
+    var view = document.querySelector('[data-js="tribe-events-view"]');
+    if (view) { load(view, window.location.href, false); }
+  });
+}());

@@ -468,33 +468,16 @@ def query_events(
     )
     if query.descending:
         order = [column.desc() for column in order]
-    # The page's ids first, then their whole rows: a deep page or a search matching most events
-    # sorts ids and dates, not every row's content and meta.
-    page = (
-        sa.select(posts.c.id.label("page_id"))
-        .select_from(events.join(posts, posts.c.id == events.c.post_id))
-        .where(*_event_conditions(conn, query, paging=True))
-        .order_by(*order)
-        .limit(query.per_page)
-        .offset(row_offset((query.page - 1) * query.per_page))
-        .subquery("page")
-    )
-    rows = conn.execute(
-        sa.select(posts, *EVENT_COLUMNS)
-        .select_from(events.join(posts, posts.c.id == events.c.post_id).join(page, page.c.page_id == posts.c.id))
-        .order_by(*order)
-    ).all()
-    found = [Item.from_row(row) for row in rows]
-    return found, {row.id: event_row(row) for row in rows}, total
+    found, rows = _ordered_rows(conn, query, order, limit=query.per_page, offset=(query.page - 1) * query.per_page)
+    return found, rows, total
 
 
-def window_events(conn: sa.Connection, ctx: Context, query: EventQuery, *, limit: int, offset: int = 0) -> Loaded:
-    """Up to ``limit`` events of ``query`` from ``offset`` on, in its order, loaded, without a
-    total (the views page by asking one more than they show): what a calendar view shows costs
-    the rows it shows, whatever the table holds."""
-    order = [events.c.start_local, posts.c.date_local, posts.c.id]
-    if query.descending:
-        order = [column.desc() for column in order]
+def _ordered_rows(
+    conn: sa.Connection, query: EventQuery, order: list[Any], *, limit: int, offset: int
+) -> tuple[list[Item], dict[int, EventRow]]:
+    """``limit`` events of ``query`` from ``offset`` on, in ``order``, with their event rows. The
+    page's ids first, then their whole rows: a deep page or a search matching most events sorts
+    ids and dates, not every row's content and meta."""
     page = (
         sa.select(posts.c.id.label("page_id"))
         .select_from(events.join(posts, posts.c.id == events.c.post_id))
@@ -509,8 +492,18 @@ def window_events(conn: sa.Connection, ctx: Context, query: EventQuery, *, limit
         .select_from(events.join(posts, posts.c.id == events.c.post_id).join(page, page.c.page_id == posts.c.id))
         .order_by(*order)
     ).all()
-    found = [Item.from_row(row) for row in rows]
-    return load_items(conn, ctx, found, event_rows={row.id: event_row(row) for row in rows})
+    return [Item.from_row(row) for row in rows], {row.id: event_row(row) for row in rows}
+
+
+def window_events(conn: sa.Connection, ctx: Context, query: EventQuery, *, limit: int, offset: int = 0) -> Loaded:
+    """Up to ``limit`` events of ``query`` from ``offset`` on, in its order, loaded, without a
+    total (the views page by asking one more than they show): what a calendar view shows costs
+    the rows it shows, whatever the table holds."""
+    order = [events.c.start_local, posts.c.date_local, posts.c.id]
+    if query.descending:
+        order = [column.desc() for column in order]
+    found, rows = _ordered_rows(conn, query, order, limit=limit, offset=offset)
+    return load_items(conn, ctx, found, event_rows=rows)
 
 
 def any_event(conn: sa.Connection, query: EventQuery) -> bool:

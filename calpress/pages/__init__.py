@@ -89,7 +89,10 @@ class PageTable:
                 app.add_route(page.path, page.resource)
 
     def __iter__(self) -> Iterator[Page]:
-        return iter(self.pages)
+        """Every row, the fallback last (``calpress routes`` lists it as ``/...``)."""
+        yield from self.pages
+        if self.fallback is not None:
+            yield Page("site", "", self.fallback, prefix=True, any_method=True)
 
 
 def _sink(resource: Any, any_method: bool) -> Any:

@@ -18,6 +18,13 @@ def test_the_table_decides_which_paths_are_pages(app) -> None:
     assert table.match("/") is None and table.match("/", prefers_html=True).name == "home"
     for path in ("/cms/v2/posts", "/wp-json/cms/v2/posts", "/cal/events/v1/events", "/eventful", "/cms/v2"):
         assert table.match(path) is None, path
+    # Every other path is the public site's (the table's fallback, listed last).
+    assert [page.name for page in table][-1] == "site"
+    for path in ("/eventful", "/hello/", "/2026/11/24/news/", "/category/news/"):
+        assert app.is_site_path(path, {}), path
+    for path in ("/cms/v2/posts", "/wp-json/anything", "/cal/nope", "/oembed/1.0/embed", "/batch/v1", "/cms-site-health/v1", "/"):
+        assert not app.is_site_path(path, {}), path
+    assert app.is_site_path("/", {"p": "5"}) and not app.is_site_path("/", {"p": "5", "rest_route": "/"})
 
 
 def test_every_page_of_the_table_answers_through_the_wsgi_app(app) -> None:

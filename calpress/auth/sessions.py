@@ -80,7 +80,7 @@ def create_nonce(secret_key: str, action: str, user_id: int, token: str = "", *,
 
 def verify_nonce(secret_key: str, nonce: str, action: str, user_id: int, token: str = "", *, now: float | None = None) -> int:
     """1 when made in the current 12 hours, 2 in the 12 before, 0 when invalid (as the reference)."""
-    if not nonce:
+    if not nonce or not nonce.isascii():  # compare_digest takes ASCII text only; no nonce has more
         return 0
     tick = _tick(now)
     for age, candidate_tick in ((1, tick), (2, tick - 1)):

@@ -172,13 +172,23 @@ def test_the_list_starts_now_and_pages_without_counting(app, client, admin):
 
 
 def test_adjacent_events_order_by_start_then_id(app, client, admin):
-    a = make_event(client, admin, "A", start_hours=10)
-    b = make_event(client, admin, "B", start_hours=20)
-    c = make_event(client, admin, "C", start_hours=20)
-    d = make_event(client, admin, "D", start_hours=30)
+    def event(title: str, start: str) -> dict:
+        response = client.post("/cal/events/v1/events", user=admin, json={
+            "title": title, "start_date": start, "end_date": start.replace(" 1", " 2", 1)})
+        assert response.status_code == 201, response.json
+        return response.json
+
+    a = event("A", "2030-05-01 10:00:00")
+    b = event("B", "2030-05-02 10:00:00")
+    c = event("C", "2030-05-02 10:00:00")  # the same start as B: the id decides
+    d = event("D", "2030-05-03 10:00:00")
+    start = dt.datetime(2030, 5, 2, 10)
     with app.site.read() as conn:
-        start = dt.datetime.strptime(b["start_date"], "%Y-%m-%d %H:%M:%S")
         before, after = views.adjacent_events(conn, visitor(app), b["id"], start)
         before_c, after_c = views.adjacent_events(conn, visitor(app), c["id"], start)
+        first = views.adjacent_events(conn, visitor(app), a["id"], dt.datetime(2030, 5, 1, 10))
+        last = views.adjacent_events(conn, visitor(app), d["id"], dt.datetime(2030, 5, 3, 10))
     assert (before.id, after.id) == (a["id"], c["id"])
     assert (before_c.id, after_c.id) == (b["id"], d["id"])
+    assert first[0] is None and first[1].id == b["id"]
+    assert last[0].id == c["id"] and last[1] is None

@@ -33,6 +33,7 @@ from .content.generation import ContentGeneration
 from .content.registry import ContentRegistry
 from .pages import build_pages, discovery
 from .pages.site import PUBLIC_QUERY_VARS
+from .rest import multipart
 from .rest.errors import RestError
 from .rest.request import RestRequest, parse_query
 from .rest.server import RestServer
@@ -219,6 +220,8 @@ class Calpress:
             if not request.user_id:
                 return self.rest.serve_error(request, too_large(ANONYMOUS_BODY, anonymous=True))
             authenticated = True
+        if multipart.is_multipart(environ.get("CONTENT_TYPE")):
+            return self._serve_form(request, environ, length, limit, method, authenticated)
         try:
             raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
         except TimeoutError:  # the client paused too long (front.py), or the server's socket timed out
@@ -227,6 +230,25 @@ class Calpress:
             return self.rest.serve_error(request, too_large(limit))
         request.attach_body(raw)
         return self.rest.serve(request, http_method=method, authenticated=authenticated)
+
+
+    def _serve_form(
+        self, request: RestRequest, environ: dict[str, Any], length: int, limit: int, method: str, authenticated: bool
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
+        """A multipart body, parsed as it arrives (files spooled to temporary files, removed when
+        the answer is made)."""
+        try:
+            form = multipart.read_form(environ["wsgi.input"], environ["CONTENT_TYPE"], length if length > 0 else None, limit,
+                                       too_large=too_large)
+        except TimeoutError:
+            return self.rest.serve_error(request, body_timeout_error())
+        except RestError as err:
+            return self.rest.serve_error(request, err)
+        try:
+            request.attach_form(form)
+            return self.rest.serve(request, http_method=method, authenticated=authenticated)
+        finally:
+            form.close()
 
 
 _STATUS_LINES: dict[int, str] = {}

@@ -249,6 +249,14 @@ class RestRequest:
         self._merged = None
         self._parse_body()
 
+    def attach_form(self, form: Any) -> None:
+        """Give the request a multipart body (rest/multipart.py): its fields become body
+        parameters as a form-encoded body's do, its files ``files`` (lists by field name)."""
+        self.raw_body = b""
+        self._merged = None
+        self.body = parse_query(form.query_string())
+        self.files = dict(form.files)
+
     def _parse_body(self) -> None:
         if not self.raw_body:
             return

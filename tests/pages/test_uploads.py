@@ -108,3 +108,55 @@ def test_storage_errors_are_404(app, client, path):
     app.site.storage = RefusingStorage()
     assert client.get(PREFIX + path).status_code == 404
     assert client.request("HEAD", PREFIX + path).status_code == 404
+
+
+# -- caching, ranges and active content -----------------------------------------------------------
+
+
+def test_etag_and_if_none_match(app, client):
+    key = upload(app, png(40, 30))
+    first = client.get(PREFIX + key)
+    etag = first.headers["etag"]
+    assert etag.startswith('"') and first.headers["x-content-type-options"] == "nosniff"
+    assert first.headers["accept-ranges"] == "bytes"
+    again = client.get(PREFIX + key, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    assert client.get(PREFIX + key, headers={"If-None-Match": '"other"'}).status_code == 200
+    assert client.request("HEAD", PREFIX + key, headers={"If-None-Match": f'W/{etag}'}).status_code == 304
+    app.site.storage.put("notes/other.bin", b"y" * 10)
+    assert client.get(PREFIX + "notes/other.bin").headers["etag"] != etag
+
+
+@pytest.mark.parametrize(
+    ("header", "status", "content_range", "part"),
+    [
+        ("bytes=0-9", 206, "bytes 0-9/100", slice(0, 10)),
+        ("bytes=90-", 206, "bytes 90-99/100", slice(90, 100)),
+        ("bytes=-5", 206, "bytes 95-99/100", slice(95, 100)),
+        ("bytes=95-500", 206, "bytes 95-99/100", slice(95, 100)),
+        ("bytes=100-", 416, "bytes */100", slice(0, 0)),
+        ("bytes=20-10", 416, "bytes */100", slice(0, 0)),
+        ("bytes=0-1,5-6", 200, None, slice(0, 100)),
+        ("items=0-1", 200, None, slice(0, 100)),
+    ],
+)
+def test_ranges(app, client, header, status, content_range, part):
+    data = bytes(range(100))
+    app.site.storage.put("media/clip.mp4", data)
+    response = client.get(PREFIX + "media/clip.mp4", headers={"Range": header})
+    assert response.status_code == status
+    assert response.headers.get("content-range") == content_range
+    assert response.content == data[part]
+    assert response.headers["content-length"] == str(len(data[part]))
+
+
+@pytest.mark.parametrize("name", ["page.html", "drawing.svg", "feed.xml", "app.js", "page.xhtml"])
+def test_active_content_is_a_sandboxed_download(app, client, name):
+    app.site.storage.put(f"files/{name}", b"<script>alert(1)</script>")
+    response = client.get(PREFIX + f"files/{name}")
+    assert response.status_code == 200
+    assert response.headers["content-disposition"] == "attachment"
+    assert "sandbox" in response.headers["content-security-policy"]
+    assert response.headers["x-content-type-options"] == "nosniff"
+    image = client.get(PREFIX + upload(app, png(10, 10)))
+    assert "content-disposition" not in image.headers

@@ -41,6 +41,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("login_lockout", "CALPRESS_LOGIN_LOCKOUT", 900, "Seconds a window of failed logins lasts: once CALPRESS_LOGIN_MAX_FAILURES are reached within it, attempts are refused until it ends."),
     Setting("outbound_ports", "CALPRESS_OUTBOUND_PORTS", "80,443,8080", "Ports outbound requests (URL checks, imports) may use, comma-separated; the reference allows 80, 443 and 8080."),
     Setting("outbound_allow", "CALPRESS_OUTBOUND_ALLOW", "", "Hosts, addresses or networks outbound requests may reach although not public, comma-separated, each optionally with :port (127.0.0.1:8765, 10.0.0.0/8, [::1]:9000, feeds.internal). A :port entry also allows that port."),
+    Setting("s3_bucket", "CALPRESS_S3_BUCKET", "", "S3-compatible bucket for uploaded files; empty (the default) keeps them in the uploads folder."),
+    Setting("s3_endpoint", "CALPRESS_S3_ENDPOINT", "", "Address of the S3-compatible service, scheme://host[:port] (https://s3.us-east-1.amazonaws.com, http://127.0.0.1:9000). Requests go through the outbound guard: a private or loopback endpoint needs CALPRESS_OUTBOUND_ALLOW."),
+    Setting("s3_region", "CALPRESS_S3_REGION", "us-east-1", "Region the S3 requests are signed for."),
+    Setting("s3_access_key", "CALPRESS_S3_ACCESS_KEY", "", "Access key id of the S3 bucket."),
+    Setting("s3_secret_key", "CALPRESS_S3_SECRET_KEY", "", "Secret access key of the S3 bucket (keep it in the environment, never in the repository)."),
+    Setting("s3_public_url", "CALPRESS_S3_PUBLIC_URL", "", "Public address serving the bucket's objects (a CDN, a public bucket); empty means <endpoint>/<bucket>."),
+    Setting("s3_prefix", "CALPRESS_S3_PREFIX", "", "Folder inside the bucket the files are kept under (site1/ ...); empty means the bucket's root."),
 )
 
 
@@ -66,6 +73,14 @@ class Settings:
     # workers as strings); calpress.net parses and checks them when it builds its policy.
     outbound_ports: str = "80,443,8080"
     outbound_allow: str = ""
+    # An S3-compatible bucket for uploads (media/s3.py), used when s3_bucket is set.
+    s3_bucket: str = ""
+    s3_endpoint: str = ""
+    s3_region: str = "us-east-1"
+    s3_access_key: str = ""
+    s3_secret_key: str = ""
+    s3_public_url: str = ""
+    s3_prefix: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Settings:

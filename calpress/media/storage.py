@@ -222,6 +222,10 @@ class LocalStorage(Storage):
 
 
 def build_storage(settings: Settings) -> Storage:
-    """The storage of these settings (the site holds it as ``site.storage``): the uploads folder.
-    A second back end is chosen here, from a setting."""
+    """The storage of these settings (the site holds it as ``site.storage``): the S3-compatible
+    bucket of ``CALPRESS_S3_BUCKET`` when set (media/s3.py), else the uploads folder."""
+    if settings.s3_bucket:
+        from .s3 import S3Storage  # only when configured: most sites never load it
+
+        return S3Storage.from_settings(settings)
     return LocalStorage(settings.uploads_dir, UPLOADS_PATH)

@@ -1,0 +1,291 @@
+"""An S3-compatible bucket as the site's file storage (``CALPRESS_S3_BUCKET`` and friends).
+
+Every request goes through ``calpress.net.Client`` (the guarded outbound client), never boto3 or
+httpx directly: an endpoint on loopback or the private network must be allow-listed in
+``CALPRESS_OUTBOUND_ALLOW`` (and its port, when not 80/443/8080, too), as for any outbound request.
+Requests are signed here with AWS Signature Version 4 (path-style addressing,
+``{endpoint}/{bucket}/{key}``), which AWS, MinIO, Ceph, R2, moto and the others all accept.
+
+How it meets the ``Storage`` contract (media/storage.py):
+
+* keys are checked with ``check_key`` before any request; the object name is
+  ``{prefix}/{key}`` when ``CALPRESS_S3_PREFIX`` is set;
+* ``put(..., overwrite=False)`` is atomic: a conditional PutObject with ``If-None-Match: *``,
+  answered 412 (or 409 for a concurrent conditional write) when the name is taken, which becomes
+  FileExistsError. AWS S3 honours it since August 2024, as do moto 5, MinIO and R2; a server that
+  ignores the header would silently overwrite, so check yours before relying on unique names;
+* a single PutObject stores the whole object or nothing;
+* ``open`` reads the whole object into memory (a ``BytesIO``), refusing objects larger than
+  ``max_object_bytes`` (256 MB unless told) with ``OutboundError("too_large")``;
+* ``size``/``exists`` use HEAD; 404 is FileNotFoundError. Note that AWS answers 403, not 404, for
+  a missing object when the keys lack ``s3:ListBucket``: grant it, or missing files surface as
+  ``S3Error`` instead of FileNotFoundError;
+* any other status (403 for wrong keys, 5xx...) raises :class:`S3Error`, never a silent success.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import mimetypes
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, BinaryIO
+from urllib.parse import quote, urlsplit
+
+from .. import net
+from .storage import Storage, check_key
+
+if TYPE_CHECKING:
+    from ..config import Settings
+
+__all__ = ["S3Error", "S3Storage", "sign_v4"]
+
+_EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+#: Largest object ``open`` reads into memory, unless the storage is told otherwise.
+MAX_OBJECT_BYTES = 256 * 1024 * 1024
+#: Seconds one S3 call may take in all (the outbound policy's budget; uploads of a few MB to a
+#: distant bucket need more than the 10 s of page fetches).
+TIMEOUT = 60.0
+
+
+class S3Error(OSError):
+    """The bucket answered something the storage cannot take as success, missing or taken: a
+    refused signature (wrong keys: 403 ``SignatureDoesNotMatch``/``InvalidAccessKeyId``), a
+    missing bucket, a server error. ``status`` is the HTTP status, ``code`` S3's error code ("" when
+    the answer had no body, as for HEAD)."""
+
+    def __init__(self, method: str, name: str, status: int, code: str, message: str) -> None:
+        detail = f"{code}: {message}" if code else (message or "no error body")
+        super().__init__(f"S3 {method} {name!r} failed with HTTP {status} ({detail})")
+        self.status = status
+        self.code = code
+
+
+def _uri_encode(path: str) -> str:
+    """A path encoded as SigV4 wants it: every byte but unreserved ones percent-encoded, slashes kept."""
+    return "/".join(quote(segment, safe="-_.~") for segment in path.split("/"))
+
+
+def _hmac(key: bytes, text: str) -> bytes:
+    return hmac.new(key, text.encode(), hashlib.sha256).digest()
+
+
+def sign_v4(
+    method: str,
+    host: str,
+    path: str,
+    headers: Mapping[str, str],
+    payload_sha256: str,
+    *,
+    access_key: str,
+    secret_key: str,
+    region: str,
+    now: datetime,
+    service: str = "s3",
+) -> dict[str, str]:
+    """The headers of a request signed with AWS Signature Version 4 (no query string): the given
+    ``headers`` plus ``Host``, ``x-amz-date``, ``x-amz-content-sha256`` and ``Authorization``.
+    ``path`` is the already encoded path (``_uri_encode``); every header given is signed."""
+    amz_date = now.strftime("%Y%m%dT%H%M%SZ")
+    day = amz_date[:8]
+    signed = {name.lower(): " ".join(str(value).split()) for name, value in headers.items()}
+    signed.update({"host": host, "x-amz-date": amz_date, "x-amz-content-sha256": payload_sha256})
+    names = sorted(signed)
+    canonical_headers = "".join(f"{name}:{signed[name]}\n" for name in names)
+    signed_headers = ";".join(names)
+    canonical_request = "\n".join([method, path, "", canonical_headers, signed_headers, payload_sha256])
+    scope = f"{day}/{region}/{service}/aws4_request"
+    string_to_sign = "\n".join(
+        ["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical_request.encode()).hexdigest()]
+    )
+    key = _hmac(_hmac(_hmac(_hmac(f"AWS4{secret_key}".encode(), day), region), service), "aws4_request")
+    signature = hmac.new(key, string_to_sign.encode(), hashlib.sha256).hexdigest()
+    result = dict(signed)
+    result["authorization"] = (
+        f"AWS4-HMAC-SHA256 Credential={access_key}/{scope}, SignedHeaders={signed_headers}, Signature={signature}"
+    )
+    return result
+
+
+def _error_detail(body: bytes) -> tuple[str, str]:
+    """S3's ``<Code>`` and ``<Message>`` from an error body (read with a pattern, not an XML parser:
+    the body is only reported)."""
+    text = body[:4096].decode("utf-8", "replace")
+    code = re.search(r"<Code>([^<]*)</Code>", text)
+    message = re.search(r"<Message>([^<]*)</Message>", text)
+    return (code.group(1) if code else ""), (message.group(1) if message else text.strip()[:200])
+
+
+class S3Storage(Storage):
+    """Files as objects of an S3-compatible bucket, addressed path-style (``{endpoint}/{bucket}/{key}``).
+
+    ``client`` is the outbound client to send through; when not given, one is built from
+    ``policy`` (whose allow-list must cover a private or loopback endpoint) and closed by
+    ``close()``. ``public_url`` is the address serving the bucket's objects (a CDN, a public bucket
+    website): ``url(key)`` is ``public_url/{prefix/}key``, else ``endpoint/bucket/{prefix/}key``.
+    """
+
+    def __init__(
+        self,
+        *,
+        bucket: str,
+        endpoint: str,
+        access_key: str,
+        secret_key: str,
+        region: str = "us-east-1",
+        prefix: str = "",
+        public_url: str = "",
+        client: net.Client | None = None,
+        policy: net.NetPolicy | None = None,
+        max_object_bytes: int = MAX_OBJECT_BYTES,
+    ) -> None:
+        if not bucket:
+            raise ValueError("S3 storage: no bucket")
+        parts = urlsplit(endpoint)
+        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+            raise ValueError(f"S3 storage: endpoint {endpoint!r} is not an http(s) address")
+        if parts.path.strip("/") or parts.query or parts.fragment or parts.username:
+            raise ValueError(f"S3 storage: endpoint {endpoint!r} must be scheme://host[:port] only")
+        self.bucket = bucket
+        self.endpoint = f"{parts.scheme}://{parts.netloc}"
+        host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+        port = parts.port
+        self._host = host if port in (None, _DEFAULT_PORTS[parts.scheme]) else f"{host}:{port}"
+        self.region = region or "us-east-1"
+        self.prefix = prefix.strip("/")
+        self.public_url = public_url.rstrip("/")
+        self.max_object_bytes = max_object_bytes
+        self._access_key = access_key
+        self._secret_key = secret_key
+        self._own_client = client is None
+        self.client = client if client is not None else net.Client(policy or net.NetPolicy(timeout=TIMEOUT))
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> S3Storage:
+        """The bucket of ``CALPRESS_S3_*``, reached under the site's outbound policy (with a
+        longer time budget and a size cap of ``MAX_OBJECT_BYTES``). No endpoint means AWS's own,
+        ``https://s3.<region>.amazonaws.com``."""
+        base = net.NetPolicy.from_settings(settings)
+        region = settings.s3_region or "us-east-1"
+        policy = net.NetPolicy(allowed_ports=base.allowed_ports, allow=base.allow, timeout=TIMEOUT,
+                               max_bytes=MAX_OBJECT_BYTES)
+        return cls(
+            bucket=settings.s3_bucket,
+            endpoint=settings.s3_endpoint or f"https://s3.{region}.amazonaws.com",
+            access_key=settings.s3_access_key,
+            secret_key=settings.s3_secret_key,
+            region=region,
+            prefix=settings.s3_prefix,
+            public_url=settings.s3_public_url,
+            policy=policy,
+        )
+
+    def __repr__(self) -> str:
+        return f"S3Storage(endpoint={self.endpoint!r}, bucket={self.bucket!r}, prefix={self.prefix!r})"
+
+    # ---- requests --------------------------------------------------------------------------------
+
+    def _name(self, key: str) -> str:
+        check_key(key)
+        return f"{self.prefix}/{key}" if self.prefix else key
+
+    def _request(
+        self,
+        method: str,
+        name: str | None,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
+    ) -> net.Fetched:
+        """``method`` on the object ``name`` (None: the bucket itself), signed, through the client."""
+        path = "/" + _uri_encode(self.bucket) + ("" if name is None else "/" + _uri_encode(name))
+        payload = hashlib.sha256(body).hexdigest() if body is not None else _EMPTY_SHA256
+        signed = sign_v4(
+            method, self._host, path, headers or {}, payload,
+            access_key=self._access_key, secret_key=self._secret_key, region=self.region,
+            now=datetime.now(UTC),
+        )
+        # Bodies are stored bytes: no transparent decompression of objects that happen to be gzip.
+        signed["accept-encoding"] = "identity"
+        return self.client.request(method, self.endpoint + path, headers=signed, content=body, max_bytes=max_bytes)
+
+    def _fail(self, method: str, name: str, answer: net.Fetched) -> S3Error:
+        code, message = _error_detail(answer.content)
+        if not answer.content and answer.status == 403:
+            message = "forbidden: check the access key, the secret key and the bucket's permissions"
+        return S3Error(method, name, answer.status, code, message)
+
+    def create_bucket(self) -> None:
+        """Create the bucket (in ``us-east-1``'s form: no location body); one already ours is fine.
+        For tests and first setup; the site itself never creates buckets."""
+        body = b""
+        if self.region != "us-east-1":
+            body = (
+                '<CreateBucketConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+                f"<LocationConstraint>{self.region}</LocationConstraint></CreateBucketConfiguration>"
+            ).encode()
+        answer = self._request("PUT", None, body=body)
+        if answer.status == 200:
+            return
+        code, _ = _error_detail(answer.content)
+        if answer.status == 409 and code == "BucketAlreadyOwnedByYou":
+            return
+        raise self._fail("PUT", self.bucket, answer)
+
+    # ---- the Storage contract --------------------------------------------------------------------
+
+    def put(self, key: str, data: bytes, *, overwrite: bool = True) -> None:
+        name = self._name(key)
+        headers = {"content-type": mimetypes.guess_type(key)[0] or "application/octet-stream"}
+        if not overwrite:
+            headers["if-none-match"] = "*"
+        answer = self._request("PUT", name, body=bytes(data), headers=headers)
+        if answer.status == 200:
+            return
+        if not overwrite and answer.status in (409, 412):
+            # 412 PreconditionFailed: the name is taken; 409 ConditionalRequestConflict: another
+            # conditional write to it is under way (AWS). Either way it is not ours.
+            raise FileExistsError(key)
+        raise self._fail("PUT", name, answer)
+
+    def open(self, key: str) -> BinaryIO:
+        name = self._name(key)
+        answer = self._request("GET", name, max_bytes=self.max_object_bytes)
+        if answer.status == 200:
+            return io.BytesIO(answer.content)
+        if answer.status == 404:
+            raise FileNotFoundError(key)
+        raise self._fail("GET", name, answer)
+
+    def delete(self, key: str) -> None:
+        name = self._name(key)
+        answer = self._request("DELETE", name)
+        if answer.status in (200, 204, 404):
+            return
+        raise self._fail("DELETE", name, answer)
+
+    def url(self, key: str) -> str:
+        name = self._name(key)
+        base = self.public_url or f"{self.endpoint}/{_uri_encode(self.bucket)}"
+        return f"{base}/{_uri_encode(name)}"
+
+    def size(self, key: str) -> int:
+        name = self._name(key)
+        answer = self._request("HEAD", name)
+        if answer.status == 200:
+            length = answer.headers.get("content-length", "")
+            if not length.isdigit():
+                raise S3Error("HEAD", name, answer.status, "", "no Content-Length in the answer")
+            return int(length)
+        if answer.status == 404:
+            raise FileNotFoundError(key)
+        raise self._fail("HEAD", name, answer)
+
+    def close(self) -> None:
+        if self._own_client:
+            self.client.close()

@@ -249,6 +249,7 @@ class ContentController:
             order=str(params.get("order") or "desc"),
             orderby=str(params.get("orderby") or "date"),
         )
+        query = self.query_for(request, query)
         head = request.method == "HEAD"
         item_service.publish_due_items(self.site)
         with self.site.read() as conn:
@@ -281,6 +282,10 @@ class ContentController:
                 related = self.representation.related(conn, request, shown)
                 data = [self.representation.prepare(request, item, related) for item in shown]
         return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
+
+    def query_for(self, request: RestRequest, query: ItemQuery) -> ItemQuery:
+        """The listing's query, with what a type's controller adds (media: MIME filters)."""
+        return query
 
     def get_item(self, request: RestRequest) -> RestResponse:
         item = self.item_of(request)
@@ -499,10 +504,11 @@ def routes(api: Api) -> list[Route]:
     """The content routes of every content type served in REST, in registration order (media has
     a controller of its own), each followed by its revision and autosave routes."""
     found: list[Route] = []
+    from .cms_media import MediaController  # it extends this module's controller
+
     for content_type in api.site.registry.rest_types():
-        if content_type.name == "attachment":
-            continue
-        controller = ContentController(api, content_type)
+        controller_class = MediaController if content_type.name == "attachment" else ContentController
+        controller = controller_class(api, content_type)
         found.extend(controller.routes())
         found.extend(cms_revisions.routes_for(api, controller))
     return found

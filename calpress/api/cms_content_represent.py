@@ -285,7 +285,6 @@ class ContentRepresentation:
         if media is not None and (
             item_service.public_status(media, related.media) == "publish" or context_of(request).can("read_post", media)
         ):
-            # Media routes come with their own controller (not served yet): the address is the reference's.
             links["wp:featuredmedia"] = [{"embeddable": True, "href": request.namespace_url("cms", f"/media/{media.id}")}]
         if item.type not in ("attachment", "nav_menu_item", "revision"):
             links["wp:attachment"] = [{"href": request.namespace_url("cms", "/media", [("parent", str(item.id))])}]

@@ -77,15 +77,7 @@ def register(registry: ContentRegistry) -> None:
                 "view_item": "View Media File",
                 "attributes": "Attachment Attributes",
             },
-            # Not served in REST yet, though the reference serves it (as ``media``): its routes
-            # come with the media controller, which will turn this on. Until then nothing
-            # visible changes by registering it: /types does not list it and /types/attachment
-            # still answers rest_type_invalid, the content routes and search leave it out, and
-            # nobody may read, edit or delete an attachment through an item route or comment on
-            # one (permissions.py refuses items of types not served in REST), as before the type
-            # was registered. What registering gives now: attachments are created by the item
-            # service like every other item (media/attachments.py).
-            show_in_rest=False,
+            # Served as ``media`` by its own controller (api/cms_media.py).
         )
     )
     registry.add_type(

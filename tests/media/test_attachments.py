@@ -484,32 +484,33 @@ def test_the_attachment_type_is_registered_as_the_reference_does(app):
     assert not attachment.can_trash and attachment.icon == "dashicons-admin-media"
     assert type_labels(attachment)["singular_name"] == "Media" and type_labels(attachment)["add_new"] == "Add Media File"
     assert list(app.site.registry.types)[:4] == ["post", "page", "attachment", "wp_block"]
-    assert not attachment.show_in_rest and attachment not in app.site.registry.rest_types()
+    assert attachment.show_in_rest and attachment in app.site.registry.rest_types()
 
 
-def test_registering_the_attachment_type_changes_no_answer(app, client, accounts, admin):
+def test_the_attachment_type_is_served_as_media(app, client, accounts, admin):
+    """Served in REST since the media controller came (api/cms_media.py): /types lists it, its
+    routes answer, and its read rule is the core's (an attachment of a draft is readable by those
+    who may read the draft)."""
     from content_support import make_image, make_item
 
     from calpress.api.cms_users import author_types
 
-    assert "attachment" not in client.get("/cms/v2/types").json
-    assert "attachment" not in client.get("/cms/v2/types", params={"context": "edit"}, user=admin).json
-    unknown = client.get("/cms/v2/types/attachment", user=admin)
-    assert unknown.status_code == 404 and unknown.json["code"] == "rest_type_invalid"
-    assert client.get("/cms/v2/media").status_code == 404
+    assert client.get("/cms/v2/types").json["attachment"]["rest_base"] == "media"
+    assert client.get("/cms/v2/types/attachment", user=admin).json["slug"] == "attachment"
+    assert client.get("/cms/v2/media").status_code == 200
     names = author_types(app.site.registry)
-    assert names == ["post", "page", "attachment", *[t.name for t in app.site.registry.rest_types()][2:]]
+    assert names == [t.name for t in app.site.registry.rest_types() if t.name in names]
 
     draft = make_item(app, title="Draft parent", author=accounts["author"].id, status="draft")
     image = make_image(app, author=accounts["author"].id, parent=draft.id)
-    # Nobody may comment on an attachment, whatever its capabilities would say.
-    refused = client.post("/cms/v2/comments", user=admin, json={"post": image, "content": "Nice"})
-    assert refused.status_code == 403 and refused.json["code"] == "rest_comment_invalid_post_id"
-    # Its featured-media link shows only when the attachment is public, for its owner and the
-    # editors as for everybody: no meta capability is granted on items of a type not served.
+    assert client.get(f"/cms/v2/media/{image}").status_code == 401
+    assert client.get(f"/cms/v2/media/{image}", user=accounts["author"]).status_code == 200
+    # Its featured-media link shows to those who may read it.
     pictured = make_item(app, title="Pictured", author=accounts["author"].id, featured_media=image)
-    for user in (None, accounts["author"], accounts["editor"], admin):
+    assert "wp:featuredmedia" not in client.get(f"/cms/v2/posts/{pictured.id}").json["_links"]
+    for user in (accounts["author"], accounts["editor"], admin):
         links = client.get(f"/cms/v2/posts/{pictured.id}", user=user).json["_links"]
-        assert "wp:featuredmedia" not in links, user
-    found = client.get("/cms/v2/search", params={"search": "image"}, user=admin).json
-    assert found == []
+        assert links["wp:featuredmedia"][0]["href"].endswith(f"/cms/v2/media/{image}"), user
+    # Search leaves attachments out, as the reference's post search handler does.
+    assert client.get("/cms/v2/search", params={"search": "image"}, user=admin).json == []
+    assert client.get("/cms/v2/search", params={"subtype": "attachment"}).status_code == 400

@@ -68,6 +68,9 @@ class ItemQuery:
     order: str = "desc"
     orderby: str = "date"
     types: Sequence[str] = ()
+    # Media listings: exact MIME types, and top-level types ("image" matches image/*).
+    mime_types: Sequence[str] = ()
+    mime_kinds: Sequence[str] = ()
 
 
 @dataclass
@@ -230,6 +233,10 @@ def _conditions(conn: sa.Connection, query: ItemQuery) -> tuple[list[Any], Any]:
         conditions.append(posts.c.slug.in_(list(query.slugs)))
     if query.menu_order is not None:
         conditions.append(posts.c.menu_order == int(query.menu_order))
+    if query.mime_types or query.mime_kinds:
+        wanted_mime = [posts.c.mime_type.in_(list(query.mime_types))] if query.mime_types else []
+        wanted_mime += [posts.c.mime_type.like(f"{kind}/%") for kind in query.mime_kinds]
+        conditions.append(sa.or_(*wanted_mime))
     tax = [_tax_condition(f) for f in query.tax_filters if f.terms]
     if tax:
         conditions.append(sa.or_(*tax) if query.tax_relation == "OR" else sa.and_(*tax))

@@ -1,0 +1,396 @@
+"""``cms/v2/media``: attachments through the generic content controller (cms-api.md 2.16).
+
+As the reference's attachments controller extends its posts controller, :class:`MediaController`
+extends :class:`ContentController` with what media adds and nothing else:
+
+* the schema: ``description`` (the item's content), ``caption`` (its excerpt), ``alt_text`` (meta
+  ``_wp_attachment_image_alt``), ``post`` (the parent), and the read-only ``media_type``,
+  ``mime_type``, ``media_details``, ``source_url``, ``missing_image_sizes``, ``filename`` and
+  ``filesize``; no ``password``; listings default to ``status=inherit`` and take ``media_type``
+  and ``mime_type``;
+* create: the file comes as the raw body (``Content-Type``, ``Content-Disposition`` with a
+  file name, optional ``Content-MD5``) or as the multipart part ``file``; its name is sanitised
+  and its type decided by its content (:mod:`calpress.media.uploads`); images the server resizes
+  get their sub-sizes (:mod:`calpress.media.attachments`), other files are stored as they are
+  (:mod:`calpress.media.files`). Every other argument is checked before a byte is stored, and a
+  failed write removes the files it stored;
+* delete: no trash (501 without ``force``), and the files go with the row.
+
+Not yet: ``post-process`` and ``edit`` (their routes are not registered).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from ..compat.formatting import sanitize_text_field
+from ..content import items as item_service
+from ..content import permissions, rendering
+from ..content.items import Item, ItemChanges, ItemQuery, Related
+from ..media import attachments, files, images, uploads
+from ..media.storage import absolute_url
+from ..rest import schema as rest_schema
+from ..rest.controller import wants_field
+from ..rest.errors import RestError, forbidden
+from ..rest.request import RestRequest
+from ..rest.response import RestResponse
+from .cms_content import ContentController, _php_empty
+from .cms_content_represent import ContentRepresentation
+from .cms_content_schema import ContentSchema, parse_slug_list
+from .scope import context_of, scope_of
+
+ALT_KEY = "_wp_attachment_image_alt"
+MEDIA_STATUSES = ("inherit", "private", "trash")
+MEDIA_KINDS = ("image", "video", "text", "application", "audio")
+_FILENAME = re.compile(r"filename\*?=(?:\"([^\"]*)\"|([^;\s]+))", re.I)
+
+
+def _text_or_raw(value: Any) -> str | None:
+    """A caption or description given as a string or as ``{"raw": ...}``."""
+    if isinstance(value, dict):
+        value = value.get("raw")
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    return str(value)
+
+
+class MediaSchema(ContentSchema):
+    def _item_schema(self) -> dict[str, Any]:
+        schema = super()._item_schema()
+        props = schema["properties"]
+        props.pop("password", None)
+        raw_rendered = {
+            "raw": {"type": "string", "context": ["edit"]},
+            "rendered": {"type": "string", "context": ["view", "edit", "embed"], "readonly": True},
+        }
+        props["alt_text"] = {"description": "Alternative text to display when attachment is not displayed.", "type": "string",
+                             "context": ["view", "edit", "embed"], "arg_options": {"sanitize": lambda v, r, n: sanitize_text_field(v)}}
+        props["caption"] = {"description": "The attachment caption.", "type": "object", "context": ["view", "edit", "embed"],
+                            "properties": {k: {**v, "description": f"Caption for the attachment, {k}."} for k, v in raw_rendered.items()},
+                            "arg_options": {"validate": _accept_text, "sanitize": _keep}}
+        props["description"] = {"description": "The attachment description.", "type": "object", "context": ["view", "edit"],
+                                "properties": {k: {**v, "description": f"Description for the attachment, {k}."}
+                                               for k, v in raw_rendered.items()},
+                                "arg_options": {"validate": _accept_text, "sanitize": _keep}}
+        props["media_type"] = {"description": "Attachment type.", "type": "string", "enum": ["image", "file"],
+                               "context": ["view", "edit", "embed"], "readonly": True}
+        props["mime_type"] = {"description": "The attachment MIME type.", "type": "string", "context": ["view", "edit", "embed"],
+                              "readonly": True}
+        props["media_details"] = {"description": "Details about the media file, specific to its type.", "type": "object",
+                                  "context": ["view", "edit", "embed"], "readonly": True}
+        props["post"] = {"description": "The ID for the associated post of the attachment.", "type": "integer",
+                         "context": ["view", "edit"]}
+        props["source_url"] = {"description": "URL to the original attachment file.", "type": "string", "format": "uri",
+                               "context": ["view", "edit", "embed"], "readonly": True}
+        props["missing_image_sizes"] = {"description": "List of the missing image sizes of the attachment.", "type": "array",
+                                        "items": {"type": "string"}, "context": ["edit"], "readonly": True}
+        props["filename"] = {"description": "Original attachment file name.", "type": "string", "context": ["view", "edit"],
+                             "readonly": True}
+        props["filesize"] = {"description": "Attachment file size in bytes.", "type": "integer", "context": ["view", "edit"],
+                             "readonly": True}
+        return schema
+
+    def collection_args(self) -> dict[str, dict[str, Any]]:
+        params = super().collection_args()
+        params["status"] = {
+            **params["status"],
+            "default": "inherit",
+            "items": {"enum": list(MEDIA_STATUSES), "type": "string"},
+            "validate": self._check_media_statuses,
+        }
+        params["media_type"] = {"description": "Limit result set to attachments of a particular media type.", "type": "string",
+                                "enum": list(MEDIA_KINDS)}
+        params["mime_type"] = {"description": "Limit result set to attachments of a particular MIME type.", "type": "string"}
+        return params
+
+    def _check_media_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
+        error = rest_schema.validate_value(value, {"type": "array", "items": {"enum": list(MEDIA_STATUSES), "type": "string"}}, name)
+        if error is not None:
+            return error
+        ctx = context_of(request)
+        for status in parse_slug_list(value):
+            if status != "inherit" and not ctx.can(self.type.caps["edit_posts"]):
+                return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
+        return True
+
+
+def _accept_text(value: Any, request: RestRequest, name: str) -> bool:
+    return _text_or_raw(value) is not None
+
+
+def _keep(value: Any, request: RestRequest, name: str) -> Any:
+    return value
+
+
+class MediaRepresentation(ContentRepresentation):
+    """The content representation plus the media fields, in the reference's order."""
+
+    def prepare(self, request: RestRequest, item: Item, related: Related, *, links: bool = True, password: Any = None) -> dict[str, Any]:
+        data = super().prepare(request, item, related, links=False, password=password)
+        context_name = str(request.get_param("context") or "view")
+        shown = {name for name, prop in self.schema.properties.items() if context_name in prop.get("context", ())}
+
+        def want(name: str) -> bool:
+            return name in shown and wants_field(request, name)
+
+        ctx = context_of(request)
+        storage = scope_of(request).site.storage
+        meta = item.meta
+        key = str(meta.get(attachments.FILE_KEY) or "")
+        source = absolute_url(storage.url(key), ctx.home) if key else item.guid
+        metadata = meta.get(attachments.METADATA_KEY) or {}
+        is_image = item.mime_type.startswith("image/")
+        if want("description"):
+            description: dict[str, Any] = {}
+            if context_name == "edit":
+                description["raw"] = item.content
+            description["rendered"] = self._description(item, source, metadata, key, storage, ctx.home)
+            data["description"] = description
+        if want("caption"):
+            caption: dict[str, Any] = {}
+            if context_name == "edit":
+                caption["raw"] = item.excerpt
+            caption["rendered"] = rendering.render_excerpt(item.excerpt, "") if item.excerpt.strip() else ""
+            data["caption"] = caption
+        if want("alt_text"):
+            data["alt_text"] = str(meta.get(ALT_KEY) or "")
+        if want("media_type"):
+            data["media_type"] = "image" if is_image else "file"
+        if want("mime_type"):
+            data["mime_type"] = item.mime_type
+        if want("media_details"):
+            data["media_details"] = self._details(metadata, key, source, item.mime_type, storage, ctx.home)
+        if want("post"):
+            data["post"] = item.parent or None
+        if want("source_url"):
+            data["source_url"] = source
+        if want("missing_image_sizes"):
+            data["missing_image_sizes"] = []
+        if want("filename"):
+            data["filename"] = key.rsplit("/", 1)[-1] if key else ""
+        if want("filesize"):
+            data["filesize"] = metadata.get("filesize") if isinstance(metadata, dict) else None
+        if links and (wants_field(request, "_links") or wants_field(request, "_embedded")):
+            data["_links"] = self.links(request, item, related, context_name)
+        return data
+
+    def links(self, request: RestRequest, item: Item, related: Related, context_name: str) -> dict[str, list[dict[str, Any]]]:
+        """The content links, and ``wp:attached-to`` for an attachment with a parent."""
+        found = super().links(request, item, related, context_name)
+        if item.parent:
+            parent = scope_of(request).item(item.parent)
+            parent_type = self.registry.types.get(parent.type) if parent is not None else None
+            if parent is not None and parent_type is not None and parent_type.show_in_rest:
+                found["wp:attached-to"] = [{
+                    "embeddable": True, "post_type": parent.type, "id": parent.id,
+                    "href": request.url_for(f"{parent_type.rest_namespace}.{parent_type.rest_base}.item", id=parent.id),
+                }]
+        return found
+
+    @staticmethod
+    def _details(metadata: Any, key: str, source: str, mime: str, storage: Any, home: str) -> dict[str, Any]:
+        if not isinstance(metadata, dict) or not metadata:
+            return {"sizes": {}}
+        details = {k: v for k, v in metadata.items() if k not in ("sizes", "image_meta")}
+        if not mime.startswith("image/"):
+            details["sizes"] = {}
+            return details
+        folder = key.rsplit("/", 1)[0] + "/" if "/" in key else ""
+        sizes: dict[str, Any] = {}
+        for name, size in (metadata.get("sizes") or {}).items():
+            sizes[name] = {
+                "file": size.get("file"), "width": size.get("width"), "height": size.get("height"),
+                "filesize": size.get("filesize"), "mime_type": size.get("mime-type", mime),
+                "source_url": absolute_url(storage.url(folder + str(size.get("file"))), home),
+            }
+        sizes["full"] = {"file": key.rsplit("/", 1)[-1], "width": metadata.get("width"), "height": metadata.get("height"),
+                         "mime_type": mime, "source_url": source}
+        details["sizes"] = sizes
+        details["image_meta"] = metadata.get("image_meta") or {}
+        return details
+
+    @staticmethod
+    def _description(item: Item, source: str, metadata: Any, key: str, storage: Any, home: str) -> str:
+        """The reference's prepend_attachment: a linked medium-size image (or a link to the
+        file) before the rendered description."""
+        body = rendering.render_content(item.content) if item.content.strip() else ""
+        if item.mime_type.startswith("image/") and isinstance(metadata, dict):
+            medium = (metadata.get("sizes") or {}).get("medium")
+            folder = key.rsplit("/", 1)[0] + "/" if "/" in key else ""
+            src = absolute_url(storage.url(folder + medium["file"]), home) if medium else source
+            width = medium["width"] if medium else metadata.get("width")
+            height = medium["height"] if medium else metadata.get("height")
+            size = "medium" if medium else "full"
+            shown = (f'<img loading="lazy" decoding="async" width="{width}" height="{height}" src="{html.escape(src)}" '
+                     f'class="attachment-{size} size-{size}" alt="" />')
+        else:
+            shown = html.escape(Path(key).name or item.title)
+        return f"<p class=\"attachment\"><a href='{html.escape(source)}'>{shown}</a></p>\n" + body
+
+
+class MediaController(ContentController):
+    def __init__(self, api: Any, content_type: Any) -> None:
+        super().__init__(api, content_type)
+        self.schema = MediaSchema(api, content_type)
+        self.representation = MediaRepresentation(self.schema, self.route_name)
+        self.collection_arg_names = frozenset(self.schema.collection_args())
+
+    # -- permissions ----------------------------------------------------------------------------
+
+    def create_permission(self, request: RestRequest) -> bool | RestError:
+        allowed = super().create_permission(request)
+        if allowed is not True:
+            return allowed
+        return self._parent_permission(request, "Sorry, you are not allowed to upload media to this post.")
+
+    def update_permission(self, request: RestRequest) -> bool | RestError:
+        allowed = super().update_permission(request)
+        if allowed is not True:
+            return allowed
+        return self._parent_permission(request, "Sorry, you are not allowed to upload media to this post.")
+
+    def _parent_permission(self, request: RestRequest, message: str) -> bool | RestError:
+        post = request.get_param("post")
+        if _php_empty(post):
+            return True
+        parent = scope_of(request).item(post)
+        if parent is not None and not permissions.can_edit(context_of(request), parent):
+            return forbidden("rest_cannot_edit", message, request.user_id)
+        return True
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def _statuses(self, request: RestRequest) -> list[str]:
+        return parse_slug_list(request.get_param("status") or "inherit") or ["inherit"]
+
+    def query_for(self, request: RestRequest, query: ItemQuery) -> ItemQuery:
+        media_type, mime_type = request.params.get("media_type"), request.params.get("mime_type")
+        if media_type:
+            query.mime_kinds = [str(media_type)]
+        if mime_type:
+            query.mime_types = [str(mime_type)]
+        return query
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def changes_from(self, request: RestRequest, item: Item | None) -> ItemChanges:
+        changes = super().changes_from(request, item)
+        params = request.params
+        caption = _text_or_raw(params.get("caption"))
+        if caption is not None:
+            changes.excerpt = caption
+        description = _text_or_raw(params.get("description"))
+        if description is not None:
+            changes.content = description
+        if params.get("alt_text") is not None:
+            changes.protected_meta = {**(changes.protected_meta or {}), ALT_KEY: str(params["alt_text"])}
+        post = params.get("post")
+        if post is not None:
+            parent_id = int(post)
+            if parent_id:
+                with self.site.read() as conn:
+                    parent = item_service.get_item(conn, parent_id)
+                if parent is None or parent.type in ("revision", "attachment"):
+                    raise RestError("rest_invalid_param", "Invalid parent type.", status=400, params={"post": "Invalid parent type."})
+            changes.parent = parent_id
+        if item is None and changes.status is None:
+            changes.status = "inherit"
+        return changes
+
+    def _upload(self, request: RestRequest) -> tuple[bytes, str, bool]:
+        """(bytes, file name, came as multipart) of the request's file, or the reference's error."""
+        parts = request.files.get("file") if isinstance(request.files, dict) else None
+        if parts:
+            upload = parts[0]
+            return upload.read(), upload.filename, True
+        raw = request.raw_body or b""
+        if not raw:
+            raise RestError("rest_upload_no_data", "No data supplied.", status=400)
+        headers = request.headers
+        if not headers.get("content_type"):
+            raise RestError("rest_upload_no_content_type", "No Content-Type supplied.", status=400)
+        disposition = headers.get("content_disposition")
+        if not disposition:
+            raise RestError("rest_upload_no_content_disposition", "No Content-Disposition supplied.", status=400)
+        found = _FILENAME.findall(disposition)
+        name = next((quoted or bare for quoted, bare in reversed(found)), "")
+        if not name.strip():
+            raise RestError(
+                "rest_upload_invalid_disposition",
+                "Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as "
+                '`attachment; filename="image.png"` or similar.',
+                status=400,
+            )
+        md5 = headers.get("content_md5")
+        if md5 and hashlib.md5(raw).hexdigest() != md5.strip().lower():  # noqa: S324 - the reference's checksum
+            raise RestError("rest_upload_hash_mismatch", "Content hash did not match expected.", status=412)
+        return raw, name.strip().strip('"'), False
+
+    def create_item(self, request: RestRequest) -> RestResponse:
+        if not _php_empty(request.get_param("id")):
+            raise RestError("rest_post_exists", "Cannot create existing post.", status=400)
+        data, given_name, multipart = self._upload(request)
+        name = uploads.sanitize_file_name(given_name)
+        try:
+            file_type = uploads.detect(data[:8192], name)
+        except uploads.UploadRejected as err:
+            failure = err.for_multipart() if multipart else err
+            raise RestError(failure.code, failure.message, status=failure.status) from None
+        changes = self.changes_from(request, None)  # every other argument checked before a byte is stored
+        ctx = context_of(request)
+        storage = self.site.storage
+        stored: list[str] = []
+        title = Path(given_name.replace("\\", "/")).stem or Path(file_type.proper_name).stem
+        try:
+            with self.site.write() as conn:
+                if file_type.mime in {mime for mime, _ in images.IMAGE_FORMATS.values()}:
+                    try:
+                        attachment_id = attachments.create_attachment(conn, ctx, storage, data, file_type.proper_name,
+                                                                      author=request.user_id, parent=changes.parent or 0)
+                    except ValueError:
+                        raise RestError("rest_upload_sideload_error", "The image could not be read.", status=400) from None
+                else:
+                    attachment_id = files.create_file_attachment(
+                        conn, ctx, storage, data, file_type.proper_name, file_type.mime, title=title,
+                        author=request.user_id, parent=changes.parent or 0,
+                    )
+                item = item_service.get_item(conn, attachment_id)
+                assert item is not None
+                stored = files.stored_keys(item.meta)
+                if changes.title is None:
+                    changes.title = title
+                changes.status = None if changes.status == "inherit" else changes.status
+                item = item_service.update_item(conn, ctx, item, changes)
+        except BaseException:
+            for key in stored:
+                storage.delete(key)
+            raise
+        scope_of(request).remember(item)
+        request.set_param("context", "edit")
+        with self.site.read() as conn:
+            shown = self.representation.prepare(request, item, self.representation.related(conn, request, [item]))
+        location = request.url_for(f"{self.route_name}.item", id=item.id)
+        return RestResponse(shown, 201, {"Location": location, "X-WP-Upload-Attachment-ID": str(item.id)})
+
+    def delete_item(self, request: RestRequest) -> RestResponse:
+        item = self.item_of(request)
+        keys = files.stored_keys(item.meta)
+        response = super().delete_item(request)
+        if isinstance(response.data, dict) and response.data.get("deleted"):
+            for key in keys:
+                self.site.storage.delete(key)
+        return response
+
+    def routes(self) -> list[Any]:
+        """``/media`` and ``/media/{id}``: not batch-enabled, unlike the other content routes
+        (the reference's media routes are not)."""
+        found = super().routes()
+        for route in found:
+            route.allow_batch = False
+            for endpoint in route.endpoints:
+                endpoint.allow_batch = False
+        return found

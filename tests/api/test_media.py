@@ -1,0 +1,214 @@
+"""``cms/v2/media`` (cms-api.md 2.16 and scenarios 139-160, 172): uploads by raw body and by
+multipart form, the reference's errors, what an attachment shows, listings and their filters,
+updates, and deletes that take the files with the row. Every refused upload leaves no file and
+no row behind."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+MEDIA = "/cms/v2/media"
+
+
+def image_bytes(fmt: str = "JPEG", size: tuple[int, int] = (640, 480), color: str = "teal") -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def raw_upload(client, user, data: bytes, name: str | None, content_type: str | None = "image/jpeg", **headers: str):
+    sent = dict(headers)
+    if content_type is not None:
+        sent["Content-Type"] = content_type
+    if name is not None:
+        sent["Content-Disposition"] = f"attachment; filename={name}"
+    return client.post(MEDIA, user=user, body=data, headers=sent)
+
+
+def form_upload(client, user, data: bytes, name: str, fields: dict[str, str] | None = None, field: str = "file"):
+    boundary = "MediaBoundary7f3a"
+    parts = b""
+    for key, value in (fields or {}).items():
+        parts += f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'.encode()
+    parts += (f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{name}"\r\n'
+              f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + b"\r\n"
+    parts += f"--{boundary}--\r\n".encode()
+    return client.post(MEDIA, user=user, body=parts, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+
+
+def stored_files(app) -> list[str]:
+    root = Path(app.settings.uploads_dir)
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+def attachment_count(client, admin) -> int:
+    return int(client.get(MEDIA, user=admin, params={"status": "inherit,private,trash"}).headers["x-wp-total"])
+
+
+def test_raw_upload_as_the_reference(client, accounts):
+    response = raw_upload(client, accounts["author"], image_bytes(), "canola.jpg")
+    assert response.status_code == 201, response.json
+    body = response.json
+    assert response.headers["x-wp-upload-attachment-id"] == str(body["id"])
+    assert response.headers["location"].endswith(f"{MEDIA}/{body['id']}")
+    assert (body["media_type"], body["mime_type"], body["status"], body["type"]) == ("image", "image/jpeg", "inherit", "attachment")
+    assert body["source_url"].endswith("canola.jpg") and body["title"]["raw"] == "canola"
+    assert body["guid"]["raw"] == body["source_url"] and body["post"] is None
+    details = body["media_details"]
+    assert (details["width"], details["height"]) == (640, 480)
+    for size in ("thumbnail", "medium", "full"):
+        assert details["sizes"][size]["source_url"].startswith("http://example.test/wp-content/uploads/")
+        assert details["sizes"][size]["mime_type"] == "image/jpeg"
+    assert (details["sizes"]["thumbnail"]["width"], details["sizes"]["thumbnail"]["height"]) == (150, 150)
+    assert "password" not in body and body["missing_image_sizes"] == []
+    # the stored files open as what they claim
+    thumb = client.get(details["sizes"]["thumbnail"]["source_url"].replace("http://example.test", ""))
+    assert Image.open(io.BytesIO(thumb.content)).size == (150, 150)
+    assert client.get(body["source_url"].replace("http://example.test", "")).content == image_bytes()
+
+
+def test_multipart_upload_with_fields(client, admin):
+    response = form_upload(client, admin, image_bytes("PNG", (200, 100)), "chart.png",
+                           {"title": "Sales chart", "alt_text": "A chart", "caption": "Q3", "description": "Numbers"})
+    assert response.status_code == 201, response.json
+    body = response.json
+    assert body["title"]["raw"] == "Sales chart" and body["alt_text"] == "A chart"
+    assert body["caption"]["raw"] == "Q3" and body["description"]["raw"] == "Numbers"
+    assert body["mime_type"] == "image/png" and body["source_url"].endswith("/chart.png")
+
+
+def test_the_content_decides_the_type(client, admin):
+    jpeg_named_png = raw_upload(client, admin, image_bytes("JPEG"), "photo.png", "image/png")
+    assert jpeg_named_png.status_code == 201 and jpeg_named_png.json["mime_type"] == "image/jpeg"
+    assert jpeg_named_png.json["source_url"].endswith("photo.jpg")
+    pdf = raw_upload(client, admin, b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\n%%EOF\n", "report.pdf", "application/pdf")
+    assert pdf.status_code == 201, pdf.json
+    assert (pdf.json["media_type"], pdf.json["mime_type"]) == ("file", "application/pdf")
+    assert pdf.json["media_details"]["sizes"] == {}
+    text = raw_upload(client, admin, b"plain words\n", "notes.txt", "text/plain")
+    assert text.status_code == 201 and text.json["media_type"] == "file"
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "content_type", "multipart", "status", "code"),
+    [
+        (b"<?php system($_GET['c']); ?>", "shell.png", "image/png", False, 500, "rest_upload_sideload_error"),
+        (b"<?php system($_GET['c']); ?>", "shell.png", None, True, 500, "rest_upload_unknown_error"),
+        (b"<html><script>alert(1)</script></html>", "page.pdf", "application/pdf", False, 500, "rest_upload_sideload_error"),
+        (b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>", "logo.svg", "image/svg+xml", False, 500,
+         "rest_upload_sideload_error"),
+        (b"MZ\x90\x00" + b"\x00" * 60, "tool.exe", "application/octet-stream", False, 500, "rest_upload_sideload_error"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "truncated.png", "image/png", False, 500, "rest_upload_sideload_error"),
+        (b"", "empty.jpg", "image/jpeg", False, 400, "rest_upload_no_data"),
+        (None, None, None, False, 400, "rest_upload_no_data"),
+    ],
+)
+def test_refused_uploads_leave_nothing_behind(app, client, admin, data, name, content_type, multipart, status, code):
+    before_files, before_rows = stored_files(app), attachment_count(client, admin)
+    if multipart:
+        response = form_upload(client, admin, data, name)
+    elif data is None:
+        response = client.post(MEDIA, user=admin, body=b"", headers={"Content-Type": "image/jpeg"})
+    else:
+        response = raw_upload(client, admin, data, name, content_type)
+    assert response.status_code == status, response.json
+    assert response.json["code"] == code and response.json["data"]["status"] == status
+    assert stored_files(app) == before_files and attachment_count(client, admin) == before_rows
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "code"),
+    [
+        ({"Content-Type": "image/jpeg"}, 400, "rest_upload_no_content_disposition"),
+        ({"Content-Disposition": "attachment; filename=a.jpg"}, 400, "rest_upload_no_content_type"),
+        ({"Content-Type": "image/jpeg", "Content-Disposition": "attachment"}, 400, "rest_upload_invalid_disposition"),
+        ({"Content-Type": "image/jpeg", "Content-Disposition": "attachment; filename=a.jpg", "Content-MD5": "0" * 32}, 412,
+         "rest_upload_hash_mismatch"),
+    ],
+)
+def test_raw_upload_header_errors(app, client, admin, headers, status, code):
+    response = client.post(MEDIA, user=admin, body=image_bytes(), headers=headers)
+    assert response.status_code == status and response.json["code"] == code
+    assert stored_files(app) == []
+
+
+def test_a_matching_md5_and_a_traversal_name(app, client, admin):
+    data = image_bytes()
+    response = raw_upload(client, admin, data, '"../../../etc/cron.d/evil.jpg"', **{"Content-MD5": hashlib.md5(data).hexdigest()})
+    assert response.status_code == 201, response.json
+    assert response.json["media_details"]["file"].endswith("/evil.jpg")
+    assert all(".." not in path and not path.startswith("/") for path in stored_files(app))
+
+
+def test_who_may_upload(client, accounts):
+    assert raw_upload(client, accounts["contributor"], image_bytes(), "a.jpg").status_code == 403
+    assert raw_upload(client, accounts["contributor"], image_bytes(), "a.jpg").json["code"] == "rest_cannot_create"
+    assert raw_upload(client, None, image_bytes(), "a.jpg").status_code == 401
+
+
+def test_parent_rules(client, accounts, admin):
+    others = client.post("/cms/v2/posts", user=admin, json={"title": "Admin's", "status": "publish"}).json
+    refused = client.post(MEDIA, user=accounts["author"], body=image_bytes(), params={"post": others["id"]},
+                          headers={"Content-Type": "image/jpeg", "Content-Disposition": "attachment; filename=a.jpg"})
+    assert refused.status_code == 403 and refused.json["code"] == "rest_cannot_edit"
+    first = raw_upload(client, admin, image_bytes(), "first.jpg").json
+    wrong = client.post(MEDIA, user=admin, body=image_bytes(), params={"post": first["id"]},
+                        headers={"Content-Type": "image/jpeg", "Content-Disposition": "attachment; filename=b.jpg"})
+    assert wrong.status_code == 400 and wrong.json["code"] == "rest_invalid_param"
+    attached = client.post(MEDIA, user=admin, body=image_bytes(), params={"post": others["id"]},
+                           headers={"Content-Type": "image/jpeg", "Content-Disposition": "attachment; filename=c.jpg"}).json
+    assert attached["post"] == others["id"]
+    assert attached["_links"]["wp:attached-to"][0]["id"] == others["id"]
+    listed = client.get(MEDIA, params={"parent": others["id"]}).json
+    assert [item["id"] for item in listed] == [attached["id"]]
+    assert [item["id"] for item in client.get(MEDIA, params={"parent": 0}).json] == [first["id"]]
+
+
+def test_listing_filters_and_visibility(client, admin):
+    png = raw_upload(client, admin, image_bytes("PNG"), "a.png", "image/png").json
+    jpg = raw_upload(client, admin, image_bytes("JPEG"), "b.jpg").json
+    pdf = raw_upload(client, admin, b"%PDF-1.4\n%%EOF\n", "c.pdf", "application/pdf").json
+    draft = client.post("/cms/v2/posts", user=admin, json={"title": "Secret", "status": "draft"}).json
+    hidden = client.post(MEDIA, user=admin, body=image_bytes(), params={"post": draft["id"]},
+                         headers={"Content-Type": "image/jpeg", "Content-Disposition": "attachment; filename=d.jpg"}).json
+    visitor = {item["id"] for item in client.get(MEDIA).json}
+    assert visitor == {png["id"], jpg["id"], pdf["id"]}  # the draft's attachment is not readable
+    assert client.get(f"{MEDIA}/{hidden['id']}").status_code == 401
+    assert {item["id"] for item in client.get(MEDIA, params={"media_type": "image"}).json} == {png["id"], jpg["id"]}
+    assert [item["id"] for item in client.get(MEDIA, params={"mime_type": "image/png"}).json] == [png["id"]]
+    wrong = client.get(MEDIA, params={"status": "publish"})
+    assert wrong.status_code == 400 and wrong.json["code"] == "rest_invalid_param"
+    assert client.get(MEDIA, params={"media_type": "spreadsheet"}).status_code == 400
+    view = client.get(f"{MEDIA}/{png['id']}").json
+    assert "password" not in view and view["alt_text"] == "" and "raw" not in view["caption"]
+    embed = client.get(f"{MEDIA}/{png['id']}", params={"context": "embed"}).json
+    assert "alt_text" in embed and "source_url" in embed
+
+
+def test_update_and_delete(app, client, accounts, admin):
+    created = raw_upload(client, accounts["author"], image_bytes(), "pic.jpg").json
+    updated = client.put(f"{MEDIA}/{created['id']}", user=accounts["editor"],
+                         json={"alt_text": "New alt", "caption": {"raw": "Cap"}, "description": "Desc", "title": "Renamed"})
+    assert updated.status_code == 200, updated.json
+    assert (updated.json["alt_text"], updated.json["caption"]["raw"], updated.json["description"]["raw"]) == ("New alt", "Cap", "Desc")
+    assert "<p>Cap</p>" in updated.json["caption"]["rendered"]
+    files_before = stored_files(app)
+    assert len(files_before) >= 3  # the file and its sub-sizes
+    soft = client.delete(f"{MEDIA}/{created['id']}", user=admin)
+    assert soft.status_code == 501 and soft.json["code"] == "rest_trash_not_supported"
+    assert stored_files(app) == files_before
+    gone = client.delete(f"{MEDIA}/{created['id']}", user=admin, params={"force": "true"})
+    assert gone.status_code == 200 and gone.json["deleted"] is True and gone.json["previous"]["id"] == created["id"]
+    assert stored_files(app) == []
+    assert client.get(f"{MEDIA}/{created['id']}", user=admin).status_code == 404
+
+
+def test_media_is_not_batch_enabled(client):
+    route = client.get("/cms/v2").json["routes"]["/cms/v2/media"]
+    assert "allow_batch" not in route
+    assert client.get("/").json["routes"]["/cms/v2/media/(?P<id>[\\d]+)"]["methods"] == ["GET", "POST", "PUT", "PATCH", "DELETE"]

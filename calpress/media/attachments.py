@@ -31,7 +31,19 @@ from ..content.items import Context, now_utc, to_local
 from ..content.slugs import sanitize_title
 from ..rest.errors import RestError
 from ..store.tables import posts
-from .images import IMAGE_FORMATS, SIZES, fit, read_image, render_size
+from .images import (
+    IMAGE_FORMATS,
+    SIZES,
+    encode,
+    exif_orientation,
+    fit,
+    prepare,
+    read_image,
+    read_image_meta,
+    resized,
+    scaled_size,
+    upright,
+)
 from .storage import UPLOADS_PATH, InvalidKey, Storage, absolute_url, served_url
 
 METADATA_KEY = "_wp_attachment_metadata"
@@ -74,42 +86,102 @@ def create_attachment(
     the site's current month, and create its attachment item through the item service, in the
     caller's write transaction; no network I/O of its own (the files of a rolled-back
     transaction are left behind, unreferenced). Returns the new attachment id. Raises
-    ValueError when ``data`` is not an accepted image."""
+    ValueError when ``data`` is not an accepted image (or declares too many pixels), before
+    anything is stored; the files of a failed store are removed.
+
+    As the reference's wp_create_image_subsizes: a big JPEG/WebP gets a ``-scaled`` copy (a
+    JPEG turned upright on the way), a JPEG with an EXIF orientation a ``-rotated`` one; that
+    copy is the attachment's file and ``original_image`` names the upload, kept beside it.
+    Sub-sizes are cut from the upload turned upright and named after it."""
     image, fmt = read_image(data)
     mime, extension = IMAGE_FORMATS[fmt]
     target = _storage_of(ctx, storage)
     local = to_local(now_utc(), ctx.zone)
     stem = sanitize_title(Path(filename).stem) or "image"
-    width, height = image.size
+    image_meta = read_image_meta(image)
+    orientation = exif_orientation(image)
+    source = upright(image, orientation)
+    width, height = source.size
+    scaled = scaled_size(width, height, fmt)
+    suffix = "scaled" if scaled else "rotated" if orientation > 1 else ""
     planned = [(name, size, crop) for name, max_w, max_h, crop in SIZES if (size := fit(width, height, max_w, max_h, crop))]
 
     def size_key(key: str, size: tuple[int, int]) -> str:
         return f"{key.rsplit('.', 1)[0]}-{size[0]}x{size[1]}.{extension}"
 
-    # A name is free when its sub-size files are too: they must not replace another upload's
-    # files (the reference's wp_unique_filename checks the same).
-    relative = target.put_unique(
-        f"{local:%Y}/{local:%m}/{stem}.{extension}", data,
-        also_free=lambda candidate: [size_key(candidate, size) for _, size, _ in planned],
-    )
-    sizes: dict[str, Any] = {}
-    for name, size, crop in planned:
-        encoded = render_size(image, fmt, size, crop)
-        key = size_key(relative, size)
-        target.put(key, encoded)
-        sizes[name] = {"file": key.rsplit("/", 1)[-1], "width": size[0], "height": size[1], "mime-type": mime,
-                       "filesize": len(encoded)}
-    metadata = {"width": width, "height": height, "file": relative, "filesize": len(data), "sizes": sizes,
-                "image_meta": {}}
+    def suffixed(key: str) -> str:
+        return f"{key.rsplit('.', 1)[0]}-{suffix}.{extension}"
+
+    def needed(candidate: str) -> list[str]:
+        keys = [size_key(candidate, size) for _, size, _ in planned]
+        return keys + [suffixed(candidate)] if suffix else keys
+
+    # A name is free when its sub-size (and scaled) files are too: they must not replace another
+    # upload's files (the reference's wp_unique_filename checks the same).
+    relative = target.put_unique(f"{local:%Y}/{local:%m}/{stem}.{extension}", data, also_free=needed)
+    stored = [relative]
+    try:
+        full = _store_renditions(target, image, fmt, source, relative, suffixed(relative) if suffix else None,
+                                     scaled, planned, size_key, stored)
+    except BaseException:
+        for key in stored:
+            target.delete(key)
+        raise
+    if suffix and orientation > 1:
+        image_meta["orientation"] = 1  # the stored file is upright now (as the reference: the integer 1)
+    # The reference's _wp_attachment_metadata, in its order.
+    metadata = {"width": full["width"], "height": full["height"], "file": full["file"],
+                "filesize": full.get("filesize", len(data)), "sizes": full["sizes"], "image_meta": image_meta,
+                **({"original_image": full["original_image"]} if "original_image" in full else {})}
+    full_key = metadata["file"]
     item = item_service.create_item(
         conn, ctx, ctx.registry.types["attachment"],
         item_service.ItemChanges(
             title=Path(filename).stem, author=author, parent=parent, mime_type=mime,
+            # The guid is the upload's own address, as the reference's media_handle_upload.
             guid=absolute_url(target.url(relative), ctx.home),
-            protected_meta={FILE_KEY: relative, METADATA_KEY: metadata},
+            protected_meta={FILE_KEY: full_key, METADATA_KEY: metadata},
         ),
     )
     return item.id
+
+
+def _store_renditions(
+    target: Storage, image: Any, fmt: str, source: Any, relative: str, full_key: str | None,
+    scaled: tuple[int, int] | None, planned: list[tuple[str, tuple[int, int], bool]], size_key: Any, stored: list[str],
+) -> dict[str, Any]:
+    """Store the scaled/rotated full size (``full_key``, when there is one) and the sub-sizes of
+    an upload kept at ``relative``; ``stored`` gets each key written. The attachment metadata
+    but its ``image_meta``."""
+    mime = IMAGE_FORMATS[fmt][0]
+    icc = image.info.get("icc_profile")
+    prepared = prepare(source, fmt)
+    metadata: dict[str, Any] = {"width": source.width, "height": source.height, "file": relative}
+    if full_key is not None:
+        if scaled:
+            # Resized: EXIF stripped as Imagick strips a resized image's, the colour profile kept.
+            full = encode(resized(prepared, scaled, False), fmt, icc_profile=icc)
+            size = scaled
+        else:
+            # Only turned upright: the EXIF stays, its orientation reset (Imagick's maybe_exif_rotate).
+            exif = image.getexif()
+            exif[0x0112] = 1
+            full = encode(prepared, fmt, icc_profile=icc, exif=exif.tobytes())
+            size = source.size
+        target.put(full_key, full)
+        stored.append(full_key)
+        metadata.update(width=size[0], height=size[1], file=full_key, filesize=len(full),
+                        original_image=relative.rsplit("/", 1)[-1])
+    sizes: dict[str, Any] = {}
+    for name, size, crop in planned:
+        encoded = encode(resized(prepared, size, crop), fmt, icc_profile=icc)
+        key = size_key(relative, size)
+        target.put(key, encoded)
+        stored.append(key)
+        sizes[name] = {"file": key.rsplit("/", 1)[-1], "width": size[0], "height": size[1], "mime-type": mime,
+                       "filesize": len(encoded)}
+    metadata["sizes"] = sizes
+    return metadata
 
 
 # -- reading --------------------------------------------------------------------------------------

@@ -16,7 +16,9 @@ extends :class:`ContentController` with what media adds and nothing else:
   failed write removes the files it stored;
 * delete: no trash (501 without ``force``), and the files go with the row.
 
-Not yet: ``post-process`` and ``edit`` (their routes are not registered).
+``POST /media/{id}/post-process`` with ``action=create-image-subsizes`` cuts the sub-sizes an image
+lacks (``missing_image_sizes``) from its stored upload. Not yet: ``/media/{id}/edit`` (its route is
+not registered).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..media.storage import absolute_url
 from ..rest import schema as rest_schema
 from ..rest.controller import wants_field
 from ..rest.errors import RestError, forbidden
+from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from .cms_content import ContentController, _php_empty
@@ -169,7 +172,7 @@ class MediaRepresentation(ContentRepresentation):
         if want("source_url"):
             data["source_url"] = source
         if want("missing_image_sizes"):
-            data["missing_image_sizes"] = []
+            data["missing_image_sizes"] = attachments.missing_sizes(meta, item.mime_type)
         if want("filename"):
             data["filename"] = key.rsplit("/", 1)[-1] if key else ""
         if want("filesize"):
@@ -385,10 +388,33 @@ class MediaController(ContentController):
                 self.site.storage.delete(key)
         return response
 
+    def post_process(self, request: RestRequest) -> RestResponse:
+        """The reference's post_process_item: make what is missing, then the attachment (edit
+        context). An attachment that is no resizable image is returned as it is."""
+        item = self.item_of(request)
+        metadata = attachments.create_missing_sizes(self.site.storage, item.meta, item.mime_type)
+        if metadata is not None:
+            with self.site.write() as conn:
+                item = item_service.update_item(conn, context_of(request), item,
+                                                ItemChanges(protected_meta={attachments.METADATA_KEY: metadata}))
+            scope_of(request).remember(item)
+        request.set_param("context", "edit")
+        with self.site.read() as conn:
+            return RestResponse(self.representation.prepare(request, item, self.representation.related(conn, request, [item])))
+
     def routes(self) -> list[Any]:
-        """``/media`` and ``/media/{id}``: not batch-enabled, unlike the other content routes
-        (the reference's media routes are not)."""
+        """``/media``, ``/media/{id}`` and ``/media/{id}/post-process``: not batch-enabled, unlike
+        the other content routes (the reference's media routes are not)."""
         found = super().routes()
+        found.append(Route(
+            self.type.rest_namespace,
+            rf"/{self.type.rest_base}/(?P<id>[\d]+)/post-process",
+            [Endpoint(("POST",), self.post_process, self.update_permission, args={
+                "id": {"description": "Unique identifier for the attachment.", "type": "integer"},
+                "action": {"type": "string", "enum": ["create-image-subsizes"], "required": True},
+            })],
+            name=f"{self.route_name}.post-process",
+        ))
         for route in found:
             route.allow_batch = False
             for endpoint in route.endpoints:

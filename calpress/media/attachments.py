@@ -367,3 +367,63 @@ def resolve_image(
         return create_attachment(conn, ctx, storage, image.data, name, author=getattr(user, "id", 0) or 0)
     except ValueError as err:
         raise invalid_image() from err
+
+
+# -- sub-sizes after the fact (the media route's post-process) ------------------------------------
+
+
+def _upload_key(meta: dict[str, Any]) -> str:
+    """The key of the upload the sub-sizes are cut from (the original beside a -scaled copy)."""
+    relative = str(meta.get(FILE_KEY) or "")
+    metadata = meta.get(METADATA_KEY) or {}
+    original = metadata.get("original_image") if isinstance(metadata, dict) else None
+    if original and "/" in relative:
+        return relative.rsplit("/", 1)[0] + "/" + str(original)
+    return str(original or relative)
+
+
+def missing_sizes(meta: dict[str, Any], mime: str) -> list[str]:
+    """The reference's wp_get_missing_image_subsizes: the registered sizes this image is large
+    enough for that its metadata does not list."""
+    metadata = meta.get(METADATA_KEY) or {}
+    if not mime.startswith("image/") or not isinstance(metadata, dict) or not metadata.get("width"):
+        return []
+    if mime not in {found[0] for found in IMAGE_FORMATS.values()}:
+        return []
+    width, height = int(metadata["width"]), int(metadata["height"])
+    present = set((metadata.get("sizes") or {}).keys())
+    return [name for name, max_w, max_h, crop in SIZES if name not in present and fit(width, height, max_w, max_h, crop)]
+
+
+def create_missing_sizes(storage: Storage, meta: dict[str, Any], mime: str) -> dict[str, Any] | None:
+    """Cut the missing sub-sizes from the stored upload (the reference's wp_update_image_subsizes);
+    returns the new metadata, or None when nothing was missing or the upload cannot be read."""
+    wanted = missing_sizes(meta, mime)
+    if not wanted:
+        return None
+    key = _upload_key(meta)
+    try:
+        with storage.open(key) as stream:
+            data = stream.read()
+        image, fmt = read_image(data)
+    except (FileNotFoundError, InvalidKey, ValueError):
+        return None
+    source = upright(image, exif_orientation(image))
+    prepared = prepare(source, fmt)
+    icc = image.info.get("icc_profile")
+    metadata = dict(meta.get(METADATA_KEY) or {})
+    sizes = dict(metadata.get("sizes") or {})
+    stem, extension = key.rsplit(".", 1)
+    for name, max_w, max_h, crop in SIZES:
+        if name not in wanted:
+            continue
+        size = fit(source.width, source.height, max_w, max_h, crop)
+        if size is None:
+            continue
+        encoded = encode(resized(prepared, size, crop), fmt, icc_profile=icc)
+        size_key = f"{stem}-{size[0]}x{size[1]}.{extension}"
+        storage.put(size_key, encoded)
+        sizes[name] = {"file": size_key.rsplit("/", 1)[-1], "width": size[0], "height": size[1],
+                       "mime-type": IMAGE_FORMATS[fmt][0], "filesize": len(encoded)}
+    metadata["sizes"] = {name: sizes[name] for name, *_ in SIZES if name in sizes}
+    return metadata

@@ -10,7 +10,11 @@ import io
 from pathlib import Path
 
 import pytest
+from content_support import context
 from PIL import Image
+
+from calpress.content import items as item_service
+from calpress.media.attachments import METADATA_KEY
 
 MEDIA = "/cms/v2/media"
 
@@ -212,3 +216,28 @@ def test_media_is_not_batch_enabled(client):
     route = client.get("/cms/v2").json["routes"]["/cms/v2/media"]
     assert "allow_batch" not in route
     assert client.get("/").json["routes"]["/cms/v2/media/(?P<id>[\\d]+)"]["methods"] == ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+
+def test_post_process_makes_the_missing_sizes(app, client, accounts):
+    author = accounts["author"]
+    created = raw_upload(client, author, image_bytes(size=(1200, 900)), "wide.jpg").json
+    assert created["missing_image_sizes"] == []
+    # Lose two sizes, as an upload cut short would (the reference's post-process exists for that).
+    with app.site.write() as conn:
+        item = item_service.get_item(conn, created["id"])
+        metadata = dict(item.meta[METADATA_KEY])
+        lost = {name: metadata["sizes"].pop(name) for name in ("thumbnail", "large")}
+        item_service.update_item(conn, context(app), item, item_service.ItemChanges(protected_meta={METADATA_KEY: metadata}))
+    for size in lost.values():
+        app.site.storage.delete(created["media_details"]["file"].rsplit("/", 1)[0] + "/" + size["file"])
+    missing = client.get(f"{MEDIA}/{created['id']}", user=author, params={"context": "edit"}).json["missing_image_sizes"]
+    assert sorted(missing) == ["large", "thumbnail"]
+    assert client.post(f"{MEDIA}/{created['id']}/post-process", user=author).json["code"] == "rest_missing_callback_param"
+    assert client.post(f"{MEDIA}/{created['id']}/post-process", user=author, json={"action": "x"}).json["code"] == "rest_invalid_param"
+    done = client.post(f"{MEDIA}/{created['id']}/post-process", user=author, json={"action": "create-image-subsizes"})
+    assert done.status_code == 200, done.json
+    assert done.json["missing_image_sizes"] == [] and {"thumbnail", "large"} <= set(done.json["media_details"]["sizes"])
+    thumb = client.get(done.json["media_details"]["sizes"]["thumbnail"]["source_url"].replace("http://example.test", ""))
+    assert Image.open(io.BytesIO(thumb.content)).size == (150, 150)
+    assert client.post(f"{MEDIA}/{created['id']}/post-process", user=accounts["contributor"],
+                       json={"action": "create-image-subsizes"}).status_code == 403

@@ -17,8 +17,8 @@ extends :class:`ContentController` with what media adds and nothing else:
 * delete: no trash (501 without ``force``), and the files go with the row.
 
 ``POST /media/{id}/post-process`` with ``action=create-image-subsizes`` cuts the sub-sizes an image
-lacks (``missing_image_sizes``) from its stored upload. Not yet: ``/media/{id}/edit`` (its route is
-not registered).
+lacks (``missing_image_sizes``) from its stored upload; ``POST /media/{id}/edit`` rotates, flips and
+crops it (:mod:`calpress.media.editing`) into a new ``-edited`` attachment, the original unchanged.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ..compat.formatting import sanitize_text_field
 from ..content import items as item_service
 from ..content import permissions, rendering
 from ..content.items import Item, ItemChanges, ItemQuery, Related
-from ..media import attachments, files, images, uploads
+from ..media import attachments, editing, files, images, uploads
 from ..media.storage import absolute_url
 from ..rest import schema as rest_schema
 from ..rest.controller import wants_field
@@ -402,8 +402,78 @@ class MediaController(ContentController):
         with self.site.read() as conn:
             return RestResponse(self.representation.prepare(request, item, self.representation.related(conn, request, [item])))
 
+    def edit_permission(self, request: RestRequest) -> bool | RestError:
+        if not context_of(request).can("upload_files"):
+            return forbidden("rest_cannot_edit_image", "Sorry, you are not allowed to upload media on this site.", request.user_id)
+        try:
+            item = self.item_of(request)
+        except RestError as err:
+            return err
+        if not self.can_edit(request, item):
+            return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this post.", request.user_id)
+        return True
+
+    def _file_urls(self, request: RestRequest, meta: dict[str, Any]) -> set[str]:
+        """Every address of the attachment's files (its file, the original, the sub-sizes)."""
+        home = context_of(request).home
+        storage = self.site.storage
+        return {absolute_url(storage.url(key), home) for key in files.stored_keys(meta)}
+
+    def edit_media(self, request: RestRequest) -> RestResponse:
+        """The reference's edit_media_item: the edited image as a new attachment."""
+        item = self.item_of(request)
+        params = request.params
+        meta = item.meta
+        unknown = RestError("rest_unknown_attachment", "Unable to get meta information for file.", status=404)
+        if not meta.get(attachments.FILE_KEY) or not isinstance(meta.get(attachments.METADATA_KEY), dict):
+            raise unknown
+        if str(params.get("src") or "") not in self._file_urls(request, meta):
+            raise unknown
+        if item.mime_type not in editing.EDITABLE:
+            raise RestError("rest_cannot_edit_file_type", "This type of file cannot be edited.", status=400)
+        storage = self.site.storage
+        source = attachments.upload_key(meta)
+        try:
+            modifiers = editing.modifiers_from(params)
+            with storage.open(source) as stream:
+                data = stream.read()
+            edited, _ = editing.apply_edits(data, modifiers)
+        except FileNotFoundError:
+            raise unknown from None
+        except editing.EditError as err:
+            raise RestError(err.code, err.message, status=err.status) from None
+        ctx = context_of(request)
+        post = params.get("post")
+        changes = ItemChanges(
+            title=str(params["title"]) if params.get("title") is not None else item.title,
+            excerpt=_text_or_raw(params.get("caption")) if params.get("caption") is not None else item.excerpt,
+            content=_text_or_raw(params.get("description")) if params.get("description") is not None else item.content,
+        )
+        alt = params.get("alt_text") if params.get("alt_text") is not None else meta.get(ALT_KEY)
+        stored: list[str] = []
+        try:
+            with self.site.write() as conn:
+                new_id = attachments.create_attachment(conn, ctx, storage, edited, editing.edited_name(source.rsplit("/", 1)[-1]),
+                                                       author=request.user_id, parent=int(post or 0))
+                created = item_service.get_item(conn, new_id)
+                assert created is not None
+                stored = files.stored_keys(created.meta)
+                metadata = dict(created.meta[attachments.METADATA_KEY])
+                metadata["parent_image"] = {"attachment_id": item.id, "file": str(meta[attachments.FILE_KEY])}
+                changes.protected_meta = {attachments.METADATA_KEY: metadata, **({ALT_KEY: str(alt)} if alt else {})}
+                created = item_service.update_item(conn, ctx, created, changes)
+        except BaseException:
+            for key in stored:
+                storage.delete(key)
+            raise
+        scope_of(request).remember(created)
+        with self.site.read() as conn:
+            shown = self.representation.prepare(request, created, self.representation.related(conn, request, [created]))
+        location = request.url_for(f"{self.route_name}.item", id=created.id)
+        return RestResponse(shown, 201, {"Location": location, "X-WP-Upload-Attachment-ID": str(created.id)})
+
     def routes(self) -> list[Any]:
-        """``/media``, ``/media/{id}`` and ``/media/{id}/post-process``: not batch-enabled, unlike
+        """``/media``, ``/media/{id}``, ``/media/{id}/post-process`` and ``/media/{id}/edit``: not batch-enabled, unlike
         the other content routes (the reference's media routes are not)."""
         found = super().routes()
         found.append(Route(
@@ -414,6 +484,28 @@ class MediaController(ContentController):
                 "action": {"type": "string", "enum": ["create-image-subsizes"], "required": True},
             })],
             name=f"{self.route_name}.post-process",
+        ))
+        percent = {"type": "number", "minimum": 0, "maximum": 100}
+        found.append(Route(
+            self.type.rest_namespace,
+            rf"/{self.type.rest_base}/(?P<id>[\d]+)/edit",
+            [Endpoint(("POST",), self.edit_media, self.edit_permission, args={
+                "src": {"description": "URL to the edited image file.", "type": "string", "format": "uri", "required": True},
+                "modifiers": {"description": "Array of image edits.", "type": "array", "minItems": 1,
+                              "items": {"type": "object", "required": ["type", "args"]}},
+                "rotation": {"description": "The amount to rotate the image clockwise in degrees. DEPRECATED: Use `modifiers` instead.",
+                             "type": "integer", "minimum": 0, "exclusiveMinimum": True, "maximum": 360, "exclusiveMaximum": True},
+                "x": {**percent, "description": "As a percentage of the image, the x position to start the crop from. DEPRECATED."},
+                "y": {**percent, "description": "As a percentage of the image, the y position to start the crop from. DEPRECATED."},
+                "width": {**percent, "description": "As a percentage of the image, the width to crop the image to. DEPRECATED."},
+                "height": {**percent, "description": "As a percentage of the image, the height to crop the image to. DEPRECATED."},
+                "title": {"type": "string"},
+                "caption": {"type": ["string", "object"]},
+                "description": {"type": ["string", "object"]},
+                "post": {"type": "integer"},
+                "alt_text": {"type": "string"},
+            })],
+            name=f"{self.route_name}.edit",
         ))
         for route in found:
             route.allow_batch = False

@@ -372,7 +372,7 @@ def resolve_image(
 # -- sub-sizes after the fact (the media route's post-process) ------------------------------------
 
 
-def _upload_key(meta: dict[str, Any]) -> str:
+def upload_key(meta: dict[str, Any]) -> str:
     """The key of the upload the sub-sizes are cut from (the original beside a -scaled copy)."""
     relative = str(meta.get(FILE_KEY) or "")
     metadata = meta.get(METADATA_KEY) or {}
@@ -401,7 +401,7 @@ def create_missing_sizes(storage: Storage, meta: dict[str, Any], mime: str) -> d
     wanted = missing_sizes(meta, mime)
     if not wanted:
         return None
-    key = _upload_key(meta)
+    key = upload_key(meta)
     try:
         with storage.open(key) as stream:
             data = stream.read()

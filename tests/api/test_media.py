@@ -241,3 +241,93 @@ def test_post_process_makes_the_missing_sizes(app, client, accounts):
     assert Image.open(io.BytesIO(thumb.content)).size == (150, 150)
     assert client.post(f"{MEDIA}/{created['id']}/post-process", user=accounts["contributor"],
                        json={"action": "create-image-subsizes"}).status_code == 403
+
+
+# -- edit -----------------------------------------------------------------------------------------
+
+
+def quadrants(size: tuple[int, int] = (200, 100)) -> bytes:
+    """A PNG whose left half is red and right half blue: rotations, flips and crops show."""
+    image = Image.new("RGB", size, "red")
+    image.paste(Image.new("RGB", (size[0] // 2, size[1]), "blue"), (size[0] // 2, 0))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def opened(client, url: str) -> Image.Image:
+    return Image.open(io.BytesIO(client.get(url.replace("http://example.test", "")).content)).convert("RGB")
+
+
+def test_edit_rotates_into_a_new_attachment(app, client, admin):
+    original = raw_upload(client, admin, quadrants(), "rec.png", "image/png", **{}).json
+    client.put(f"{MEDIA}/{original['id']}", user=admin, json={"alt_text": "Two colours", "caption": "Cap"})
+    response = client.post(f"{MEDIA}/{original['id']}/edit", user=admin,
+                           json={"src": original["source_url"], "modifiers": [{"type": "rotate", "args": {"angle": 90}}]})
+    assert response.status_code == 201, response.json
+    edited = response.json
+    assert edited["id"] != original["id"] and response.headers["location"].endswith(f"{MEDIA}/{edited['id']}")
+    assert response.headers["x-wp-upload-attachment-id"] == str(edited["id"])
+    assert edited["source_url"].endswith("rec-edited.png") and edited["title"]["rendered"] == "rec"
+    assert edited["alt_text"] == "Two colours" and edited["post"] is None
+    image = opened(client, edited["source_url"])
+    assert image.size == (100, 200)
+    assert image.getpixel((50, 10)) == (255, 0, 0) and image.getpixel((50, 190)) == (0, 0, 255)  # clockwise: left half on top
+    assert opened(client, original["source_url"]).size == (200, 100)  # the original is unchanged
+    with app.site.read() as conn:
+        stored = item_service.get_item(conn, edited["id"]).meta[METADATA_KEY]
+    assert stored["parent_image"] == {"attachment_id": original["id"], "file": original["media_details"]["file"]}
+    again = client.post(f"{MEDIA}/{edited['id']}/edit", user=admin,
+                        json={"src": edited["source_url"], "modifiers": [{"type": "flip", "args": {"flip": {"horizontal": True}}}]})
+    assert again.status_code == 201 and again.json["source_url"].endswith("rec-edited-1.png")
+
+
+def test_edit_crops_and_flips(client, admin):
+    original = raw_upload(client, admin, quadrants(), "pair.png", "image/png").json
+    cropped = client.post(f"{MEDIA}/{original['id']}/edit", user=admin, json={
+        "src": original["source_url"], "modifiers": [
+            {"type": "flip", "args": {"flip": {"horizontal": True, "vertical": False}}},
+            {"type": "crop", "args": {"left": 0, "top": 0, "width": 50, "height": 100}},
+        ]})
+    assert cropped.status_code == 201, cropped.json
+    image = opened(client, cropped.json["source_url"])
+    assert image.size == (100, 100) and image.getpixel((50, 50)) == (0, 0, 255)  # flipped: blue came left
+    deprecated = client.post(f"{MEDIA}/{original['id']}/edit", user=admin,
+                             json={"src": original["source_url"], "x": 50, "y": 0, "width": 50, "height": 50})
+    assert deprecated.status_code == 201 and opened(client, deprecated.json["source_url"]).size == (100, 50)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({}, 400, "rest_image_not_edited"),
+        ({"modifiers": [{"type": "rotate", "args": {"angle": 0}}]}, 400, "rest_image_not_edited"),
+        ({"modifiers": [{"type": "rotate", "args": {"angle": 360}}]}, 400, "rest_image_not_edited"),
+        ({"modifiers": [{"type": "crop", "args": {"left": 0, "top": 0, "width": 100, "height": 100}}]}, 400, "rest_image_not_edited"),
+        ({"modifiers": [{"type": "crop", "args": {"left": 80, "top": 0, "width": 50, "height": 50}}]}, 400, "rest_image_crop_failed"),
+        ({"modifiers": [{"type": "crop", "args": {"left": -5, "top": 0, "width": 50, "height": 50}}]}, 400, "rest_image_crop_failed"),
+        ({"modifiers": [{"type": "stretch", "args": {}}]}, 400, "rest_invalid_param"),
+        ({"modifiers": []}, 400, "rest_invalid_param"),
+        ({"rotation": 360}, 400, "rest_invalid_param"),
+        ({"src": "http://example.test/wp-content/uploads/elsewhere.png", "modifiers": [{"type": "rotate", "args": {"angle": 90}}]},
+         404, "rest_unknown_attachment"),
+    ],
+)
+def test_edit_errors_leave_nothing_behind(app, client, admin, body, status, code):
+    original = raw_upload(client, admin, quadrants(), "err.png", "image/png").json
+    before_files, before_rows = stored_files(app), attachment_count(client, admin)
+    response = client.post(f"{MEDIA}/{original['id']}/edit", user=admin, json={"src": original["source_url"], **body})
+    assert response.status_code == status, response.json
+    assert response.json["code"] == code
+    assert stored_files(app) == before_files and attachment_count(client, admin) == before_rows
+
+
+def test_edit_of_a_non_image_and_permissions(client, accounts, admin):
+    pdf = raw_upload(client, admin, b"%PDF-1.4\n%%EOF\n", "doc.pdf", "application/pdf").json
+    response = client.post(f"{MEDIA}/{pdf['id']}/edit", user=admin,
+                           json={"src": pdf["source_url"], "modifiers": [{"type": "rotate", "args": {"angle": 90}}]})
+    assert response.status_code == 400 and response.json["code"] == "rest_cannot_edit_file_type"
+    image = raw_upload(client, admin, quadrants(), "own.png", "image/png").json
+    body = {"src": image["source_url"], "modifiers": [{"type": "rotate", "args": {"angle": 90}}]}
+    assert client.post(f"{MEDIA}/{image['id']}/edit", user=accounts["contributor"], json=body).json["code"] == "rest_cannot_edit_image"
+    assert client.post(f"{MEDIA}/{image['id']}/edit", user=accounts["author"], json=body).json["code"] == "rest_cannot_edit"

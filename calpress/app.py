@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import tempfile
 from http import HTTPStatus
 from typing import Any
 
@@ -207,7 +208,8 @@ class Calpress:
         chunked = length <= 0 and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         if length <= 0 and not chunked:
             return self.rest.serve(request, http_method=method)
-        limit = self.settings.max_body
+        upload = _is_upload(environ.get("CONTENT_TYPE"))
+        limit = self.settings.max_upload if upload else self.settings.max_body
         if length > limit:  # refused from the header: not a byte of the body is read
             return self.rest.serve_error(request, too_large(limit))
         authenticated = False
@@ -222,6 +224,8 @@ class Calpress:
             authenticated = True
         if multipart.is_multipart(environ.get("CONTENT_TYPE")):
             return self._serve_form(request, environ, length, limit, method, authenticated)
+        if upload and (length > ANONYMOUS_BODY or chunked):
+            return self._serve_spooled(request, environ, length, limit, method, authenticated)
         try:
             raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
         except TimeoutError:  # the client paused too long (front.py), or the server's socket timed out
@@ -251,7 +255,50 @@ class Calpress:
             form.close()
 
 
+    def _serve_spooled(
+        self, request: RestRequest, environ: dict[str, Any], length: int, limit: int, method: str, authenticated: bool
+    ) -> tuple[int, list[tuple[str, str]], bytes]:
+        """A large raw body (a file upload), written to a temporary file as it arrives."""
+        spool = tempfile.SpooledTemporaryFile(max_size=multipart.SPOOL_BYTES)
+        try:
+            try:
+                received = _copy_body(environ["wsgi.input"], spool, length if length > 0 else None, limit)
+            except TimeoutError:
+                return self.rest.serve_error(request, body_timeout_error())
+            if received is None:
+                return self.rest.serve_error(request, too_large(limit))
+            spool.seek(0)
+            request.body_file = spool
+            return self.rest.serve(request, http_method=method, authenticated=authenticated)
+        finally:
+            spool.close()
+
+
 _STATUS_LINES: dict[int, str] = {}
+
+
+def _is_upload(content_type: str | None) -> bool:
+    """A body that is a file rather than parameters: multipart, or a raw body of any type but
+    JSON and form encoding (a media upload)."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if not media:
+        return False
+    return media not in ("application/json", "application/x-www-form-urlencoded") and not media.endswith("+json")
+
+
+def _copy_body(stream: Any, target: Any, length: int | None, limit: int) -> int | None:
+    """Copy ``length`` bytes (or up to the end) of a body into ``target``, a slice at a time; the
+    count, or None as soon as it passes ``limit`` (the rest is never read)."""
+    received = 0
+    while length is None or received < length:
+        part = stream.read(_CHUNK if length is None else min(_CHUNK, length - received))
+        if not part:
+            break
+        received += len(part)
+        if received > limit:
+            return None
+        target.write(part)
+    return received
 
 
 def _status_line(status: int) -> str:

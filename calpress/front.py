@@ -169,7 +169,9 @@ class Front:
         except ValueError:
             length = 0
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
-        if (length <= 0 and not chunked) or length > self.settings.max_body:
+        # The app refuses a body over its limit from the length, unread; which limit (JSON and
+        # forms, or uploads) is the app's to say, from the content type.
+        if (length <= 0 and not chunked) or length > max(self.settings.max_body, self.settings.max_upload):
             return io.BytesIO(_EMPTY)  # nothing to read, or refused from its length unread
         parts = proto.__aiter__()
         taken = bytearray()

@@ -27,7 +27,7 @@ import hashlib
 import html
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..compat.formatting import sanitize_text_field
 from ..content import items as item_service
@@ -119,6 +119,39 @@ class MediaSchema(ContentSchema):
             if status != "inherit" and not ctx.can(self.type.caps["edit_posts"]):
                 return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
         return True
+
+
+def _size_of(body: bytes | BinaryIO) -> int:
+    if isinstance(body, bytes):
+        return len(body)
+    size = body.seek(0, 2)
+    body.seek(0)
+    return size
+
+
+def _head_of(body: bytes | BinaryIO, size: int = 8192) -> bytes:
+    if isinstance(body, bytes):
+        return body[:size]
+    body.seek(0)
+    head = body.read(size)
+    body.seek(0)
+    return head
+
+
+def _whole(body: BinaryIO) -> bytes:
+    body.seek(0)
+    return body.read()
+
+
+def _md5_of(body: bytes | BinaryIO) -> str:
+    if isinstance(body, bytes):
+        return hashlib.md5(body).hexdigest()  # noqa: S324 - the reference's checksum
+    digest = hashlib.md5()  # noqa: S324
+    body.seek(0)
+    for chunk in iter(lambda: body.read(1024 * 1024), b""):
+        digest.update(chunk)
+    body.seek(0)
+    return digest.hexdigest()
 
 
 def _accept_text(value: Any, request: RestRequest, name: str) -> bool:
@@ -304,14 +337,16 @@ class MediaController(ContentController):
             changes.status = "inherit"
         return changes
 
-    def _upload(self, request: RestRequest) -> tuple[bytes, str, bool]:
-        """(bytes, file name, came as multipart) of the request's file, or the reference's error."""
+    def _upload(self, request: RestRequest) -> tuple[bytes | BinaryIO, str, bool]:
+        """(the file, its name, came as multipart) of the request: bytes, or a spooled temporary
+        file for a large upload (read in slices, never whole); or the reference's error."""
         parts = request.files.get("file") if isinstance(request.files, dict) else None
         if parts:
             upload = parts[0]
-            return upload.read(), upload.filename, True
-        raw = request.raw_body or b""
-        if not raw:
+            upload.file.seek(0)
+            return upload.file, upload.filename, True
+        body: bytes | BinaryIO = request.body_file if request.body_file is not None else (request.raw_body or b"")
+        if _size_of(body) == 0:
             raise RestError("rest_upload_no_data", "No data supplied.", status=400)
         headers = request.headers
         if not headers.get("content_type"):
@@ -329,9 +364,9 @@ class MediaController(ContentController):
                 status=400,
             )
         md5 = headers.get("content_md5")
-        if md5 and hashlib.md5(raw).hexdigest() != md5.strip().lower():  # noqa: S324 - the reference's checksum
+        if md5 and _md5_of(body) != md5.strip().lower():
             raise RestError("rest_upload_hash_mismatch", "Content hash did not match expected.", status=412)
-        return raw, name.strip().strip('"'), False
+        return body, name.strip().strip('"'), False
 
     def create_item(self, request: RestRequest) -> RestResponse:
         if not _php_empty(request.get_param("id")):
@@ -339,7 +374,7 @@ class MediaController(ContentController):
         data, given_name, multipart = self._upload(request)
         name = uploads.sanitize_file_name(given_name)
         try:
-            file_type = uploads.detect(data[:8192], name)
+            file_type = uploads.detect(_head_of(data), name)
         except uploads.UploadRejected as err:
             failure = err.for_multipart() if multipart else err
             raise RestError(failure.code, failure.message, status=failure.status) from None
@@ -351,8 +386,9 @@ class MediaController(ContentController):
         try:
             with self.site.write() as conn:
                 if file_type.mime in {mime for mime, _ in images.IMAGE_FORMATS.values()}:
+                    whole = data if isinstance(data, bytes) else _whole(data)
                     try:
-                        attachment_id = attachments.create_attachment(conn, ctx, storage, data, file_type.proper_name,
+                        attachment_id = attachments.create_attachment(conn, ctx, storage, whole, file_type.proper_name,
                                                                       author=request.user_id, parent=changes.parent or 0)
                     except ValueError:
                         raise RestError("rest_upload_sideload_error", "The image could not be read.", status=400) from None

@@ -9,7 +9,7 @@ and an original kept beside a scaled or rotated copy).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, BinaryIO
 
 import sqlalchemy as sa
 
@@ -20,17 +20,19 @@ from .storage import Storage, absolute_url
 
 
 def create_file_attachment(
-    conn: sa.Connection, ctx: Context, storage: Storage, data: bytes, file_name: str, mime: str, *, title: str,
+    conn: sa.Connection, ctx: Context, storage: Storage, data: bytes | BinaryIO, file_name: str, mime: str, *, title: str,
     author: int = 0, parent: int = 0,
 ) -> int:
-    """Store ``data`` as ``file_name`` (already sanitised) and create its attachment; the new id."""
+    """Store ``data`` (bytes, or a stream copied in slices: a spooled upload) as ``file_name``
+    (already sanitised) and create its attachment; the new id."""
     local = to_local(now_utc(), ctx.zone)
     key = storage.put_unique(f"{local:%Y}/{local:%m}/{file_name}", data)
+    size = len(data) if isinstance(data, bytes) else storage.size(key)
     item = item_service.create_item(
         conn, ctx, ctx.registry.types["attachment"],
         item_service.ItemChanges(
             title=title, author=author, parent=parent, mime_type=mime, guid=absolute_url(storage.url(key), ctx.home),
-            protected_meta={FILE_KEY: key, METADATA_KEY: {"filesize": len(data)}},
+            protected_meta={FILE_KEY: key, METADATA_KEY: {"filesize": size}},
         ),
     )
     return item.id

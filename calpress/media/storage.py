@@ -11,9 +11,10 @@ from __future__ import annotations
 import abc
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import quote
 
 if TYPE_CHECKING:
@@ -128,6 +129,12 @@ class Storage(abc.ABC):
     def size(self, key: str) -> int:
         """The size in bytes of the file under ``key``. Raises FileNotFoundError when missing."""
 
+    def put_file(self, key: str, stream: BinaryIO, *, overwrite: bool = True) -> None:
+        """Store the content of ``stream`` (read from where it stands to its end) under ``key``,
+        as ``put``. This default reads it whole; a storage that can copy a stream in slices
+        overrides it (a large upload then never sits in memory)."""
+        self.put(key, stream.read(), overwrite=overwrite)
+
     def exists(self, key: str) -> bool:
         """Whether a file is stored under ``key``."""
         try:
@@ -136,7 +143,7 @@ class Storage(abc.ABC):
             return False
         return True
 
-    def put_unique(self, key: str, data: bytes, *, also_free: Callable[[str], Iterable[str]] | None = None) -> str:
+    def put_unique(self, key: str, data: bytes | BinaryIO, *, also_free: Callable[[str], Iterable[str]] | None = None) -> str:
         """Store ``data`` under ``key`` or, when it is taken, under the first free of
         ``name-1.ext``, ``name-2.ext``... (the reference's wp_unique_filename); returns the key
         used. ``also_free(candidate)`` names further keys a candidate needs free (an image's
@@ -147,7 +154,11 @@ class Storage(abc.ABC):
             if also_free is not None and any(self.exists(other) for other in also_free(candidate)):
                 continue
             try:
-                self.put(candidate, data, overwrite=False)
+                if isinstance(data, bytes):
+                    self.put(candidate, data, overwrite=False)
+                else:  # a stream (a spooled upload): from its start on every attempt
+                    data.seek(0)
+                    self.put_file(candidate, data, overwrite=False)
             except FileExistsError:
                 continue
             return candidate
@@ -177,12 +188,26 @@ class LocalStorage(Storage):
         return target
 
     def put(self, key: str, data: bytes, *, overwrite: bool = True) -> None:
+        self._place(key, lambda temporary: temporary.write_bytes(data), overwrite)
+
+    def put_file(self, key: str, stream: BinaryIO, *, overwrite: bool = True) -> None:
+        def copy(temporary: Path) -> None:
+            with temporary.open("wb") as out:
+                shutil.copyfileobj(stream, out, 1024 * 1024)
+
+        self._place(key, copy, overwrite)
+
+    def _place(self, key: str, write: Callable[[Path], Any], overwrite: bool) -> None:
         target = self._path(key)
         target.parent.mkdir(parents=True, exist_ok=True)
         # Written under a private name first, then moved into place in one step: readers and
         # other writers see the whole file or none.
         temporary = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part"
-        temporary.write_bytes(data)
+        try:
+            write(temporary)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
         try:
             if overwrite:
                 os.replace(temporary, target)

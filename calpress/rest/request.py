@@ -165,6 +165,7 @@ class RestRequest:
         "url_params",
         "defaults",
         "files",
+        "body_file",
         "raw_body",
         "content_type",
         "user",
@@ -205,6 +206,9 @@ class RestRequest:
         self.url_params: dict[str, Any] = {}
         self.defaults: dict[str, Any] = {}
         self.files: dict[str, Any] = files or {}
+        # A large raw body (a file upload), spooled to a temporary file by the transport instead
+        # of ``raw_body``; positioned at its start.
+        self.body_file: Any = None
         self.raw_body = raw_body
         self.content_type = self.headers.get("content_type", "")
         self.user: Any = None

@@ -331,3 +331,35 @@ def test_edit_of_a_non_image_and_permissions(client, accounts, admin):
     body = {"src": image["source_url"], "modifiers": [{"type": "rotate", "args": {"angle": 90}}]}
     assert client.post(f"{MEDIA}/{image['id']}/edit", user=accounts["contributor"], json=body).json["code"] == "rest_cannot_edit_image"
     assert client.post(f"{MEDIA}/{image['id']}/edit", user=accounts["author"], json=body).json["code"] == "rest_cannot_edit"
+
+
+# -- large uploads --------------------------------------------------------------------------------
+
+
+def mp4_bytes(size: int) -> bytes:
+    """An MP4-looking file (its ftyp box, then filler) of ``size`` bytes."""
+    head = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+    return head + bytes(range(256)) * ((size - len(head)) // 256 + 1)
+
+
+def test_a_large_raw_upload_is_spooled_and_stored_whole(app, client, admin):
+    data = mp4_bytes(3 * 1024 * 1024)[: 3 * 1024 * 1024]
+    response = raw_upload(client, admin, data, "clip.mp4", "video/mp4",
+                          **{"Content-MD5": hashlib.md5(data).hexdigest()})
+    assert response.status_code == 201, response.json
+    assert (response.json["media_type"], response.json["mime_type"]) == ("file", "video/mp4")
+    assert response.json["media_details"]["filesize"] == len(data)
+    assert client.get(response.json["source_url"].replace("http://example.test", "")).content == data
+    form = form_upload(client, admin, data, "second.mp4")
+    assert form.status_code == 201 and form.json["media_details"]["filesize"] == len(data)
+
+
+def test_the_upload_limit_is_a_clear_413(app, client, admin, monkeypatch):
+    monkeypatch.setattr(app, "settings", app.settings.with_overrides(max_upload=2 * 1024 * 1024))
+    response = raw_upload(client, admin, mp4_bytes(3 * 1024 * 1024), "big.mp4", "video/mp4")
+    assert response.status_code == 413 and response.json["code"] == "rest_request_too_large"
+    assert "2,097,152" in response.json["message"]
+    assert stored_files(app) == []
+    # JSON bodies keep their own, smaller limit
+    assert client.post("/cms/v2/posts", user=admin, body=b"{" + b" " * (9 * 1024 * 1024) + b"}",
+                       headers={"Content-Type": "application/json"}).status_code == 413

@@ -39,3 +39,21 @@ def test_node_wpapi_uploads_an_image(live_server, tmp_path):
     assert stored.status_code == 200 and stored.content == picture.read_bytes()
     thumbnail = httpx.get(created["media_details"]["sizes"]["thumbnail"]["source_url"])
     assert Image.open(io.BytesIO(thumbnail.content)).size == (150, 150)
+
+
+@pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)
+def test_a_raw_upload_larger_than_the_json_limit_through_the_server(live_server):
+    """12 MB (over CALPRESS_MAX_BODY, under CALPRESS_MAX_UPLOAD) through calpress serve's front,
+    which streams it to the app, which spools it: stored whole."""
+    live_server.cli("user", "create", "admin", "admin@example.test", "--role=administrator")
+    password = live_server.cli("user", "application-password", "create", "admin", "big", "--porcelain").strip()
+    head = b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+    data = head + bytes(range(256)) * (12 * 4096)
+    response = httpx.post(live_server.url + "/wp-json/cms/v2/media", content=data, auth=("admin", password), timeout=60,
+                          headers={"Content-Type": "video/mp4", "Content-Disposition": "attachment; filename=clip.mp4"})
+    assert response.status_code == 201, response.text[:300]
+    assert response.json()["media_details"]["filesize"] == len(data)
+    assert httpx.get(response.json()["source_url"], timeout=60).content == data
+    refused = httpx.post(live_server.url + "/wp-json/cms/v2/posts", content=b"{" + b" " * (9 * 1024 * 1024) + b"}",
+                         auth=("admin", password), headers={"Content-Type": "application/json"}, timeout=60)
+    assert refused.status_code == 413

@@ -390,8 +390,11 @@ class MediaController(ContentController):
                     try:
                         attachment_id = attachments.create_attachment(conn, ctx, storage, whole, file_type.proper_name,
                                                                       author=request.user_id, parent=changes.parent or 0)
-                    except ValueError:
-                        raise RestError("rest_upload_sideload_error", "The image could not be read.", status=400) from None
+                    except ValueError as err:
+                        too_big = str(err).startswith("image too large")
+                        message = (f"The image is too large to process: at most {images.MAX_PIXELS:,} pixels."
+                                   if too_big else "The image could not be read.")
+                        raise RestError("rest_upload_sideload_error", message, status=400) from None
                 else:
                     attachment_id = files.create_file_attachment(
                         conn, ctx, storage, data, file_type.proper_name, file_type.mime, title=title,

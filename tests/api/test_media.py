@@ -363,3 +363,27 @@ def test_the_upload_limit_is_a_clear_413(app, client, admin, monkeypatch):
     # JSON bodies keep their own, smaller limit
     assert client.post("/cms/v2/posts", user=admin, body=b"{" + b" " * (9 * 1024 * 1024) + b"}",
                        headers={"Content-Type": "application/json"}).status_code == 413
+
+
+def bomb_png() -> bytes:
+    """A small PNG whose header declares 40000 x 40000 pixels (a decompression bomb)."""
+    import struct
+    import zlib
+
+    data = image_bytes("PNG", (8, 8))
+    ihdr = struct.pack(">IIBBBBB", 40000, 40000, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    patched = data[:8] + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk) & 0xFFFFFFFF)
+    return patched + data[8 + 4 + 4 + 13 + 4:]
+
+
+def test_a_decompression_bomb_and_a_form_without_a_file_are_clear_400s(app, client, admin):
+    before = attachment_count(client, admin)
+    bomb = raw_upload(client, admin, bomb_png(), "bomb.png", "image/png")
+    assert bomb.status_code == 400, bomb.json
+    assert bomb.json["data"]["status"] == 400 and "too large to process" in bomb.json["message"]
+    boundary = "NoFileBoundary"
+    body = f'--{boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nJust a title\r\n--{boundary}--\r\n'.encode()
+    no_file = client.post(MEDIA, user=admin, body=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert no_file.status_code == 400 and no_file.json["code"] == "rest_upload_no_data"
+    assert stored_files(app) == [] and attachment_count(client, admin) == before

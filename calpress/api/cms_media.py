@@ -121,6 +121,24 @@ class MediaSchema(ContentSchema):
         return True
 
 
+EXTRA_TYPES_OPTION = "upload_extra_types"
+
+
+def extra_types(options: Any) -> dict[str, str]:
+    """The site's further allowed upload types (option ``upload_extra_types``: an object of
+    extension to MIME type, or ``"ext:mime,ext:mime"``); active content stays refused whatever it
+    says (calpress.media.uploads)."""
+    value = options.get(EXTRA_TYPES_OPTION)
+    if isinstance(value, dict):
+        return {str(k).lower().lstrip("."): str(v) for k, v in value.items() if k and v}
+    found: dict[str, str] = {}
+    for entry in str(value or "").split(","):
+        ext, sep, mime = entry.partition(":")
+        if sep and ext.strip() and "/" in mime:
+            found[ext.strip().lower().lstrip(".")] = mime.strip()
+    return found
+
+
 def _size_of(body: bytes | BinaryIO) -> int:
     if isinstance(body, bytes):
         return len(body)
@@ -374,7 +392,7 @@ class MediaController(ContentController):
         data, given_name, multipart = self._upload(request)
         name = uploads.sanitize_file_name(given_name)
         try:
-            file_type = uploads.detect(_head_of(data), name)
+            file_type = uploads.detect(_head_of(data), name, extra=extra_types(context_of(request).options))
         except uploads.UploadRejected as err:
             failure = err.for_multipart() if multipart else err
             raise RestError(failure.code, failure.message, status=failure.status) from None

@@ -387,3 +387,16 @@ def test_a_decompression_bomb_and_a_form_without_a_file_are_clear_400s(app, clie
     no_file = client.post(MEDIA, user=admin, body=body, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
     assert no_file.status_code == 400 and no_file.json["code"] == "rest_upload_no_data"
     assert stored_files(app) == [] and attachment_count(client, admin) == before
+
+
+def test_the_site_may_allow_more_types_but_never_active_content(app, client, admin):
+    from cal_support import set_option
+
+    data = b"SURVEY\x00\x01\x02 binary survey records"
+    assert raw_upload(client, admin, data, "results.srv", "application/x-survey").status_code == 500
+    set_option(app, "upload_extra_types", "srv:application/x-survey, svg:image/svg+xml")
+    allowed = raw_upload(client, admin, data, "results.srv", "application/x-survey")
+    assert allowed.status_code == 201, allowed.json
+    assert allowed.json["mime_type"] == "application/x-survey"
+    svg = raw_upload(client, admin, b"<svg xmlns='http://www.w3.org/2000/svg'/>", "logo.svg", "image/svg+xml")
+    assert svg.status_code == 500 and svg.json["code"] == "rest_upload_sideload_error"

@@ -36,7 +36,7 @@ from .pages import build_pages, discovery
 from .pages.site import PUBLIC_QUERY_VARS
 from .rest import multipart
 from .rest.errors import RestError
-from .rest.request import RestRequest, parse_query
+from .rest.request import RestRequest, parse_query, read_chunks
 from .rest.server import RestServer
 from .site import Site
 from .store import db as store_db
@@ -46,7 +46,6 @@ log = logging.getLogger("calpress.app")
 REST_PREFIX = "/wp-json"
 # Bodies beyond this need credentials: no anonymous request (a comment is the largest) comes near.
 ANONYMOUS_BODY = 1024 * 1024
-_CHUNK = 64 * 1024
 
 
 def too_large(limit: int, *, anonymous: bool = False) -> RestError:
@@ -57,23 +56,6 @@ def too_large(limit: int, *, anonymous: bool = False) -> RestError:
 def body_timeout_error() -> RestError:
     """The client paused longer than allowed in the middle of its body (front.py's limit)."""
     return RestError("request_timeout", "The request body did not arrive in time.", status=408)
-
-
-def _read_body(stream: Any, length: int | None, limit: int) -> bytes | None:
-    """The body, read a slice at a time: ``length`` bytes, or up to the end of a chunked body;
-    None as soon as it passes ``limit`` bytes (the rest is never read)."""
-    parts: list[bytes] = []
-    received = 0
-    while length is None or received < length:
-        want = _CHUNK if length is None else min(_CHUNK, length - received)
-        part = stream.read(want)
-        if not part:
-            break
-        received += len(part)
-        if received > limit:
-            return None
-        parts.append(part)
-    return b"".join(parts)
 
 
 def build_registry() -> ContentRegistry:
@@ -222,56 +204,45 @@ class Calpress:
             if not request.user_id:
                 return self.rest.serve_error(request, too_large(ANONYMOUS_BODY, anonymous=True))
             authenticated = True
-        if multipart.is_multipart(environ.get("CONTENT_TYPE")):
-            return self._serve_form(request, environ, length, limit, method, authenticated)
-        if upload and (length > ANONYMOUS_BODY or chunked):
-            return self._serve_spooled(request, environ, length, limit, method, authenticated)
-        try:
-            raw = _read_body(environ["wsgi.input"], length if length > 0 else None, limit)
-        except TimeoutError:  # the client paused too long (front.py), or the server's socket timed out
-            return self.rest.serve_error(request, body_timeout_error())
-        if raw is None:
-            return self.rest.serve_error(request, too_large(limit))
-        request.attach_body(raw)
-        return self.rest.serve(request, http_method=method, authenticated=authenticated)
+        # An upload over the anonymous allowance goes to a temporary file (its sender is known by now).
+        return self._serve_body(request, environ, length, limit, method, authenticated, spool=upload and authenticated)
 
-
-    def _serve_form(
-        self, request: RestRequest, environ: dict[str, Any], length: int, limit: int, method: str, authenticated: bool
+    def _serve_body(
+        self, request: RestRequest, environ: dict[str, Any], length: int, limit: int, method: str, authenticated: bool,
+        *, spool: bool,
     ) -> tuple[int, list[tuple[str, str]], bytes]:
-        """A multipart body, parsed as it arrives (files spooled to temporary files, removed when
-        the answer is made)."""
+        """Read the body a slice at a time (never past ``limit``) and answer: a multipart form
+        parsed as it arrives (its files spooled), a large upload (``spool``) written to a
+        temporary file, anything else kept in memory. Temporary files go when the answer is made."""
+        chunks = read_chunks(environ["wsgi.input"], length if length > 0 else None, limit, too_large)
+        content_type = environ.get("CONTENT_TYPE") or ""
+        cleanup: Any = None
         try:
-            form = multipart.read_form(environ["wsgi.input"], environ["CONTENT_TYPE"], length if length > 0 else None, limit,
-                                       too_large=too_large)
-        except TimeoutError:
+            if multipart.is_multipart(content_type):
+                form = multipart.read_form(chunks, content_type)
+                cleanup = form.close
+                request.attach_form(form)
+            elif spool:
+                cleanup = (body_file := tempfile.SpooledTemporaryFile(max_size=multipart.SPOOL_BYTES)).close
+                for part in chunks:
+                    body_file.write(part)
+                body_file.seek(0)
+                request.body_file = body_file
+            else:
+                request.attach_body(b"".join(chunks))
+        except TimeoutError:  # the client paused too long (front.py), or the server's socket timed out
+            if cleanup is not None:
+                cleanup()
             return self.rest.serve_error(request, body_timeout_error())
         except RestError as err:
+            if cleanup is not None:
+                cleanup()
             return self.rest.serve_error(request, err)
         try:
-            request.attach_form(form)
             return self.rest.serve(request, http_method=method, authenticated=authenticated)
         finally:
-            form.close()
-
-
-    def _serve_spooled(
-        self, request: RestRequest, environ: dict[str, Any], length: int, limit: int, method: str, authenticated: bool
-    ) -> tuple[int, list[tuple[str, str]], bytes]:
-        """A large raw body (a file upload), written to a temporary file as it arrives."""
-        spool = tempfile.SpooledTemporaryFile(max_size=multipart.SPOOL_BYTES)
-        try:
-            try:
-                received = _copy_body(environ["wsgi.input"], spool, length if length > 0 else None, limit)
-            except TimeoutError:
-                return self.rest.serve_error(request, body_timeout_error())
-            if received is None:
-                return self.rest.serve_error(request, too_large(limit))
-            spool.seek(0)
-            request.body_file = spool
-            return self.rest.serve(request, http_method=method, authenticated=authenticated)
-        finally:
-            spool.close()
+            if cleanup is not None:
+                cleanup()
 
 
 _STATUS_LINES: dict[int, str] = {}
@@ -285,20 +256,6 @@ def _is_upload(content_type: str | None) -> bool:
         return False
     return media not in ("application/json", "application/x-www-form-urlencoded") and not media.endswith("+json")
 
-
-def _copy_body(stream: Any, target: Any, length: int | None, limit: int) -> int | None:
-    """Copy ``length`` bytes (or up to the end) of a body into ``target``, a slice at a time; the
-    count, or None as soon as it passes ``limit`` (the rest is never read)."""
-    received = 0
-    while length is None or received < length:
-        part = stream.read(_CHUNK if length is None else min(_CHUNK, length - received))
-        if not part:
-            break
-        received += len(part)
-        if received > limit:
-            return None
-        target.write(part)
-    return received
 
 
 def _status_line(status: int) -> str:

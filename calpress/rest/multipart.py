@@ -16,9 +16,9 @@ a body that is not multipart at all (no boundary, broken framing) answers 400
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 from urllib.parse import urlencode
 
 from python_multipart import MultipartParser
@@ -30,7 +30,6 @@ from .errors import RestError
 SPOOL_BYTES = 1024 * 1024  # a file part stays in memory up to this size, then goes to disk
 MAX_PARTS = 1000
 MAX_FIELD_BYTES = 1024 * 1024
-_CHUNK = 64 * 1024
 
 
 def is_multipart(content_type: str | None) -> bool:
@@ -160,11 +159,11 @@ class _Reader:
             self.buffer = None
 
 
-def read_form(stream: Any, content_type: str, length: int | None, limit: int, *, too_large: Callable[[int], RestError]) -> Form:
-    """Parse a multipart body from ``stream``: ``length`` bytes, or up to the end of a chunked
-    body. Raises RestError: ``too_large(limit)`` past ``limit`` bytes (the rest is never read),
-    ``rest_invalid_multipart`` for a body that is not one. Files already written are removed on
-    any error."""
+def read_form(chunks: Iterable[bytes], content_type: str) -> Form:
+    """Parse a multipart body as its ``chunks`` arrive (``request.read_chunks``, which bounds
+    them). Raises RestError ``rest_invalid_multipart`` for a body that is not one, and lets the
+    errors of ``chunks`` through (the limit's 413); files already written are removed on any
+    error."""
     _, options = parse_options_header(content_type)
     boundary = options.get(b"boundary")
     if not boundary or len(boundary) > 200:
@@ -174,13 +173,8 @@ def read_form(stream: Any, content_type: str, length: int | None, limit: int, *,
     parser = MultipartParser(boundary, reader.callbacks())
     received = 0
     try:
-        while length is None or received < length:
-            part = stream.read(_CHUNK if length is None else min(_CHUNK, length - received))
-            if not part:
-                break
+        for part in chunks:
             received += len(part)
-            if received > limit:
-                raise too_large(limit)
             parser.write(part)
         parser.finalize()
         if not reader.ended and received:

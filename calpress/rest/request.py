@@ -8,6 +8,7 @@ defaults (cms-api.md 1.2). Query strings and form bodies are parsed with PHP's r
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import unquote_plus, urlsplit
 
@@ -150,6 +151,25 @@ def parse_json_body(raw: bytes) -> Any:
 def canonical_header(name: str) -> str:
     """The reference's header key: lower case, dashes as underscores."""
     return name.lower().replace("-", "_")
+
+
+BODY_CHUNK = 64 * 1024
+
+
+def read_chunks(
+    stream: Any, length: int | None, limit: int, too_large: Callable[[int], RestError]
+) -> Iterator[bytes]:
+    """A request body a slice at a time: ``length`` bytes, or up to the end of a chunked body.
+    Raises ``too_large(limit)`` as soon as it passes ``limit`` bytes (the rest is never read)."""
+    received = 0
+    while length is None or received < length:
+        part = stream.read(BODY_CHUNK if length is None else min(BODY_CHUNK, length - received))
+        if not part:
+            return
+        received += len(part)
+        if received > limit:
+            raise too_large(limit)
+        yield part
 
 
 class RestRequest:

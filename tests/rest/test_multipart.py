@@ -13,7 +13,7 @@ import pytest
 
 from calpress.rest import multipart
 from calpress.rest.errors import RestError
-from calpress.rest.request import RestRequest
+from calpress.rest.request import RestRequest, read_chunks
 
 BOUNDARY = "XyZ0123456789boundary"
 TYPE = f"multipart/form-data; boundary={BOUNDARY}"
@@ -38,7 +38,8 @@ def too_large(limit: int) -> RestError:
 
 
 def parse(raw: bytes, content_type: str = TYPE, limit: int = 10**9, length: int | None = -1) -> multipart.Form:
-    return multipart.read_form(io.BytesIO(raw), content_type, len(raw) if length == -1 else length, limit, too_large=too_large)
+    chunks = read_chunks(io.BytesIO(raw), len(raw) if length == -1 else length, limit, too_large)
+    return multipart.read_form(chunks, content_type)
 
 
 def test_fields_and_files():
@@ -83,7 +84,7 @@ def test_broken_bodies_are_a_400(raw, content_type, message):
 def test_the_limit_stops_reading():
     stream = io.BytesIO(body(("file", b"x" * 500_000, "a.bin", None)))
     with pytest.raises(RestError) as raised:
-        multipart.read_form(stream, TYPE, None, 100_000, too_large=too_large)
+        multipart.read_form(read_chunks(stream, None, 100_000, too_large), TYPE)
     assert raised.value.status == 413
     assert stream.tell() < 200_000  # the rest was never read
 

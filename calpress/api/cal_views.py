@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..auth import sessions
-from ..auth.authenticate import nonce_user
+from ..auth.authenticate import VIEW_NONCE_ACTION, nonce_user, view_nonces
 from ..calendar import views as cal_views
 from ..content.items import Context
 from ..pages.views import Addresses, render_view, term_url
@@ -34,7 +33,6 @@ from .base import Api
 from .scope import context_of, scope_of
 
 NAMESPACE = "cal-views"
-VIEW_NONCE_ACTION = "_view_rest"
 
 
 def _text(description: str) -> dict[str, Any]:
@@ -100,7 +98,8 @@ def render(request: RestRequest) -> Any:
         rendered = render_view(site, ctx, state, addresses, nonces={
             "tvn1": str(params.get("tvn1") or ""), "tvn2": str(params.get("tvn2") or ""),
             "_wpnonce": str(params.get("_wpnonce") or ""),
-        } if state.view == "reflector" else _fresh_nonces(site, ctx, token), heading="h1")
+        } if state.view == "reflector" else view_nonces(site.settings.secret_key, ctx.user.id if ctx.user else 0, token),
+            heading="h1")
     except cal_views.ViewError as err:
         # The parameter the client sent that holds the fault: a view_data entry, or the URL.
         name = "view_data" if view_data and err.param in view_data else ("u" if wrapped else "url")
@@ -110,15 +109,6 @@ def render(request: RestRequest) -> Any:
     if wrapped:
         return RestResponse({"html": rendered.html}, headers=headers)
     return RestResponse(raw=rendered.html.encode(), content_type="text/html; charset=UTF-8", headers=headers)
-
-
-def _fresh_nonces(site: Any, ctx: Context, token: str) -> dict[str, str]:
-    """The view nonces a re-rendered view carries (as the page's)."""
-    secret = site.settings.secret_key
-    user_id = ctx.user.id if ctx.user else 0
-    first = sessions.create_nonce(secret, VIEW_NONCE_ACTION, user_id, token)
-    second = sessions.create_nonce(secret, VIEW_NONCE_ACTION, 0, "") if user_id else ""
-    return {"tvn1": first, "tvn2": second}
 
 
 def routes(api: Api) -> list[Route]:

@@ -156,6 +156,17 @@ def session_user(site: Any, cookie_value: str | None) -> tuple[User | None, sess
     return (user, session) if session else (None, None)
 
 
+VIEW_NONCE_ACTION = "_view_rest"  # the calendar views' nonces (tvn1, tvn2)
+
+
+def view_nonces(secret_key: str, user_id: int, token: str) -> dict[str, str]:
+    """The nonces every calendar view carries: ``tvn1`` for its user (or a visitor), ``tvn2`` the
+    visitor's one for logged-in users (so that cached pages keep working), as the reference."""
+    first = sessions.create_nonce(secret_key, VIEW_NONCE_ACTION, user_id, token)
+    second = sessions.create_nonce(secret_key, VIEW_NONCE_ACTION, 0, "") if user_id else ""
+    return {"tvn1": first, "tvn2": second}
+
+
 def nonce_user(site: Any, cookie_header: str | None, nonces: list[Any], action: str) -> tuple[User | None, sessions.Session | None]:
     """The cookie's user when one of ``nonces`` is valid for them and ``action`` (the calendar
     views' ``tvn1``/``tvn2``), else (None, None): without a valid nonce a cookie proves nothing."""

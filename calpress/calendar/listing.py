@@ -468,11 +468,11 @@ def query_events(
     )
     if query.descending:
         order = [column.desc() for column in order]
-    found, rows = _ordered_rows(conn, query, order, limit=query.per_page, offset=(query.page - 1) * query.per_page)
+    found, rows = ordered_rows(conn, query, order, limit=query.per_page, offset=(query.page - 1) * query.per_page)
     return found, rows, total
 
 
-def _ordered_rows(
+def ordered_rows(
     conn: sa.Connection, query: EventQuery, order: list[Any], *, limit: int, offset: int
 ) -> tuple[list[Item], dict[int, EventRow]]:
     """``limit`` events of ``query`` from ``offset`` on, in ``order``, with their event rows. The
@@ -499,11 +499,16 @@ def window_events(conn: sa.Connection, ctx: Context, query: EventQuery, *, limit
     """Up to ``limit`` events of ``query`` from ``offset`` on, in its order, loaded, without a
     total (the views page by asking one more than they show): what a calendar view shows costs
     the rows it shows, whatever the table holds."""
+    found, rows = window_rows(conn, query, limit=limit, offset=offset)
+    return load_items(conn, ctx, found, event_rows=rows)
+
+
+def window_rows(conn: sa.Connection, query: EventQuery, *, limit: int, offset: int = 0) -> tuple[list[Item], dict[int, EventRow]]:
+    """The items and event rows of :func:`window_events`, without what they link to."""
     order = [events.c.start_local, posts.c.date_local, posts.c.id]
     if query.descending:
         order = [column.desc() for column in order]
-    found, rows = _ordered_rows(conn, query, order, limit=limit, offset=offset)
-    return load_items(conn, ctx, found, event_rows=rows)
+    return ordered_rows(conn, query, order, limit=limit, offset=offset)
 
 
 def any_event(conn: sa.Connection, query: EventQuery) -> bool:

@@ -38,6 +38,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import sqlalchemy as sa
 
+from ..content import archives
 from ..content import terms as term_store
 from ..content.items import Context, Item
 from . import listing
@@ -334,13 +335,11 @@ def view_url(state: ViewState, *, view: str | None = None, date: dt.date | None 
 
 def visible_statuses(ctx: Context) -> list[str]:
     """The one read rule for listings of events: published for all, private too for users who
-    may read private events."""
-    caps = ctx.registry.types[EVENT_TYPE].caps
-    return ["publish", "private"] if ctx.user and ctx.can(caps["read_private_posts"]) else ["publish"]
+    may read private events (as the blog's archives)."""
+    return list(archives.listed_statuses(ctx, EVENT_TYPE))
 
 
-def local_now(ctx: Context) -> dt.datetime:
-    return listing.local_now(ctx)
+local_now = listing.local_now
 
 
 def _base_query(conn: sa.Connection, ctx: Context, state: ViewState) -> listing.EventQuery:
@@ -362,8 +361,9 @@ def _base_query(conn: sa.Connection, ctx: Context, state: ViewState) -> listing.
     return query
 
 
-def _covering(query: listing.EventQuery, conn: sa.Connection, first: dt.datetime, last: dt.datetime) -> None:
-    """Limit ``query`` to events that overlap [first, last] (wall times), as a range on the start index."""
+def _covering(query: listing.EventQuery, conn: sa.Connection, first: dt.datetime, last: dt.datetime | None) -> None:
+    """Limit ``query`` to events that overlap [first, last] (wall times; no ``last``: from
+    ``first`` on), as a range on the start index."""
     longest = listing.longest_event(conn)
     query.starts_before = last
     query.ends_after = first
@@ -421,8 +421,7 @@ def list_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.da
         query.ends_before = start - dt.timedelta(seconds=1)
         query.descending = True
     else:
-        _covering(query, conn, start, dt.datetime.max.replace(microsecond=0))
-        query.starts_before = None
+        _covering(query, conn, start, None)
     offset = (state.page - 1) * per_page
     loaded = listing.window_events(conn, ctx, query, limit=per_page + 1, offset=offset)
     has_next = len(loaded.items) > per_page
@@ -536,10 +535,6 @@ def feed_events(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.
     return list_view(conn, ctx, state, now=now).loaded
 
 
-def time_zone_name(ctx: Context) -> str:
-    return site_timezone(ctx.options)[1]
-
-
 def adjacent_events(conn: sa.Connection, ctx: Context, event_id: int, start: dt.datetime) -> tuple[Item | None, Item | None]:
     """The listed events just before and just after an event, ordered by start then id (the single
     event page's previous and next links)."""
@@ -551,8 +546,9 @@ def adjacent_events(conn: sa.Connection, ctx: Context, event_id: int, start: dt.
             query.starts_before = start
         else:
             query.starts_after = start
-        loaded = listing.window_events(conn, ctx, query, limit=50)
-        keyed = [((loaded.event_rows[item.id].start_local, item.id), item) for item in loaded.items if item.id in loaded.event_rows]
+        # Rows only (the page shows a title and a link): the neighbours at the same start and a few more.
+        items, rows = listing.window_rows(conn, query, limit=50)
+        keyed = [((rows[item.id].start_local, item.id), item) for item in items if item.id in rows]
         if before:
             earlier = [entry for entry in keyed if entry[0] < own]
             found.append(max(earlier, key=lambda entry: entry[0])[1] if earlier else None)
@@ -570,6 +566,5 @@ def upcoming_for(conn: sa.Connection, ctx: Context, kind: str, linked_id: int, *
         query.venues = [linked_id]
     else:
         query.organizers = [linked_id]
-    _covering(query, conn, now or local_now(ctx), dt.datetime.max.replace(microsecond=0))
-    query.starts_before = None
+    _covering(query, conn, now or local_now(ctx), None)
     return listing.window_events(conn, ctx, query, limit=limit)

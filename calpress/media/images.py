@@ -28,6 +28,7 @@ from typing import Any
 from PIL import Image, IptcImagePlugin, UnidentifiedImageError
 
 from ..compat.kses import kses_post
+from ..compat.php import php_str
 
 __all__ = [
     "BIG_IMAGE_THRESHOLD", "IMAGE_FORMATS", "MAX_PIXELS", "SIZES", "constrain", "crop_box", "exif_orientation", "fit",
@@ -271,20 +272,6 @@ def render_size(image: Image.Image, fmt: str, size: tuple[int, int], crop: bool)
 # -- wp_read_image_metadata -----------------------------------------------------------------------
 
 
-def _php_number(value: float | int) -> str:
-    """A number as PHP's (string) cast writes it (14 significant digits)."""
-    if isinstance(value, int) or float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    text = f"{value:.14G}"
-    if "E" in text:
-        mantissa, exponent = text.split("E")
-        if "." not in mantissa:
-            mantissa += ".0"
-        sign = "-" if exponent.startswith("-") else "+"
-        text = f"{mantissa}E{sign}{int(exponent.lstrip('+-'))}"
-    return text
-
-
 def _fraction(value: Any) -> float | int:
     """wp_exif_frac2dec of an EXIF rational: numerator / denominator, 0 when it is not one."""
     try:
@@ -393,7 +380,7 @@ def read_image_meta(image: Image.Image) -> dict[str, Any]:
         elif isinstance(value, str):
             result[key] = kses_post(value)
         else:
-            result[key] = _php_number(value) if value is not None else ""
+            result[key] = php_str(value) if value is not None else ""
     return result
 
 
@@ -451,13 +438,13 @@ def _read_exif(image: Image.Image, meta: dict[str, Any]) -> None:
         created = _exif_timestamp(tags[0x9004])  # DateTimeDigitized, as the reference
         meta["created_timestamp"] = created if created is not None else ""
     if tags.get(0x920A):
-        meta["focal_length"] = _php_number(_fraction(tags[0x920A]))
+        meta["focal_length"] = php_str(_fraction(tags[0x920A]))
     iso = tags.get(0x8827)
     if isinstance(iso, (tuple, list)):
         iso = iso[0] if iso else None
     if iso:
         meta["iso"] = str(iso).strip()
     if tags.get(0x829A):
-        meta["shutter_speed"] = _php_number(_fraction(tags[0x829A]))
+        meta["shutter_speed"] = php_str(_fraction(tags[0x829A]))
     if tags.get(_ORIENTATION):
         meta["orientation"] = tags[_ORIENTATION]

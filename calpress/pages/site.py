@@ -36,6 +36,7 @@ from urllib.parse import quote, urlencode
 import falcon
 
 from ..auth import sessions
+from ..auth.authenticate import view_nonces
 from ..calendar import events as cal
 from ..calendar import views as cal_views
 from ..calendar.represent import Builder
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
 
 STATIC_PATH = "/wp-content/calpress"
 _STATIC = Path(__file__).resolve().parent.parent / "static"
-VIEW_NONCE_ACTION = "_view_rest"
 POSTPASS_COOKIE = "wp-postpass_calpress"
 # The query arguments that make the site root a page rather than the site description.
 PUBLIC_QUERY_VARS = frozenset({
@@ -140,6 +140,9 @@ class PublicSite:
         self.site = calpress.site
         self.routes = calpress.api.registry
         self.cache = PageCache()
+        # Which optional routes exist is known at start (the oEmbed issue adds its own).
+        self.has_views_route = self._has_route("cal-views.html")
+        self.has_oembed = self._has_route("oembed.embed")
         self.css_url = f"{STATIC_PATH}/site.css?ver={asset_version('site.css')}"
         self.js_url = f"{STATIC_PATH}/views.js?ver={asset_version('views.js')}"
 
@@ -246,7 +249,7 @@ class PublicSite:
     def addresses(self, who: Requester) -> Addresses:
         return Addresses(
             home=who.origin,
-            views_rest_url=self.rest_link(who, "cal-views.html") if self._has_route("cal-views.html") else "",
+            views_rest_url=self.rest_link(who, "cal-views.html") if self.has_views_route else "",
             term_url=lambda term: self.term_url(who, term),
             rest_url=lambda name, query=None, **params: self.rest_link(who, name, query, **params),
         )
@@ -262,11 +265,7 @@ class PublicSite:
         return term_url(who.origin, term, who.ctx.options)
 
     def nonces(self, who: Requester) -> dict[str, str]:
-        secret = self.calpress.settings.secret_key
-        token = who.session.token if who.session else ""
-        first = sessions.create_nonce(secret, VIEW_NONCE_ACTION, who.user_id, token)
-        second = sessions.create_nonce(secret, VIEW_NONCE_ACTION, 0, "") if who.user else ""
-        return {"tvn1": first, "tvn2": second}
+        return view_nonces(self.calpress.settings.secret_key, who.user_id, who.session.token if who.session else "")
 
     def page_model(self, who: Requester, title: str, *, root: str | None = None, json_ld: list[Any] | None = None,
                    links: list[dict[str, str]] | None = None, body_class: str = "", current: str = "",
@@ -280,7 +279,7 @@ class PublicSite:
         if "X-TEC-API-ROOT" in headers:
             meta.append(("tec-api-origin", headers["X-TEC-API-ORIGIN"]))
             all_links.append({"rel": "alternate", "href": headers["X-TEC-API-ROOT"]})
-        if item_url and self._has_route("oembed.embed"):
+        if item_url and self.has_oembed:
             for kind, mime in (("json", "application/json+oembed"), ("xml", "text/xml+oembed")):
                 href = self.rest_link(who, "oembed.embed", {"url": item_url, **({"format": "xml"} if kind == "xml" else {})})
                 all_links.append({"rel": "alternate", "type": mime, "title": title, "href": href})

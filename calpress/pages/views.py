@@ -14,6 +14,7 @@ Everything here is plain data in, HTML out; no framework, so the REST route rend
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 import uuid
@@ -31,8 +32,6 @@ from ..calendar import views as cal_views
 from ..calendar.events import Loaded
 from ..calendar.represent import Builder
 from ..compat.phpdate import format_php
-from ..content import items as item_service
-from ..content import rendering
 from ..content.items import Context, Item
 from .cards import Cards, EventCard, date_text
 
@@ -201,8 +200,8 @@ def render_view(
                   for slug, label in VIEW_LABELS.items()]
     v["today_url"] = cal_views.view_url(state, page=1, past=False)
     v["today_label"] = "Today" if state.view != "month" else "This Month"
-    v["form_action"] = cal_views.view_url(state.__class__(**{**state.__dict__, "search": ""}), page=1, past=state.past).split("?")[0]
-    v["breadcrumbs"] = _breadcrumbs(state, filters, addresses.home)
+    v["form_action"] = cal_views.view_url(dataclasses.replace(state, search=""), page=1, past=state.past).split("?")[0]
+    v["breadcrumbs"] = _breadcrumbs(state, filters)
     feed = cal_views.view_url(state, view="list", ical=True, past=False)
     export = ical_address(state.url)
     v["subscribe"] = subscribe_links(feed, export, site_name or str(ctx.options.get("blogname") or ""))
@@ -265,7 +264,7 @@ def _term_name(loaded: Loaded, taxonomy: str, slug: str) -> str:
     return slug
 
 
-def _breadcrumbs(state: cal_views.ViewState, filters: str, home: str) -> list[tuple[str, str]]:
+def _breadcrumbs(state: cal_views.ViewState, filters: str) -> list[tuple[str, str]]:
     if not (state.category or state.tag):
         return []
     return [("Events", cal_views.view_url(cal_views.ViewState(view=state.view, url="", home=state.home))), (filters, "")]
@@ -360,11 +359,3 @@ def _day(ctx: Context, state: cal_views.ViewState, data: cal_views.DayView, card
         "nav_label": "Day View Navigation",
         "date_value": data.day.isoformat(),
     }
-
-
-def item_title(item: Item) -> str:
-    return rendering.render_title(item.title).strip()
-
-
-def permalink(ctx: Context, item: Item) -> str:
-    return item_service.permalink(ctx, item)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -47,6 +48,7 @@ from .cms_content_schema import ContentSchema, parse_slug_list
 from .scope import context_of, scope_of
 
 ALT_KEY = "_wp_attachment_image_alt"
+RESIZED_TYPES = frozenset(mime for mime, _ in images.IMAGE_FORMATS.values())  # images that get sub-sizes
 MEDIA_STATUSES = ("inherit", "private", "trash")
 MEDIA_KINDS = ("image", "video", "text", "application", "audio")
 _FILENAME = re.compile(r"filename\*?=(?:\"([^\"]*)\"|([^;\s]+))", re.I)
@@ -397,40 +399,51 @@ class MediaController(ContentController):
             failure = err.for_multipart() if multipart else err
             raise RestError(failure.code, failure.message, status=failure.status) from None
         changes = self.changes_from(request, None)  # every other argument checked before a byte is stored
+        if changes.title is None:
+            changes.title = Path(given_name.replace("\\", "/")).stem or Path(file_type.proper_name).stem
+        changes.status = None if changes.status == "inherit" else changes.status
+        storage = self.site.storage
+
+        def store(conn: Any, ctx: Any) -> int:
+            if file_type.mime not in RESIZED_TYPES:
+                return files.create_file_attachment(conn, ctx, storage, data, file_type.proper_name, file_type.mime,
+                                                    title=str(changes.title), author=request.user_id, parent=changes.parent or 0)
+            try:
+                return attachments.create_attachment(conn, ctx, storage, data if isinstance(data, bytes) else _whole(data),
+                                                     file_type.proper_name, author=request.user_id, parent=changes.parent or 0)
+            except ValueError as err:
+                too_big = str(err).startswith("image too large")
+                message = (f"The image is too large to process: at most {images.MAX_PIXELS:,} pixels."
+                           if too_big else "The image could not be read.")
+                raise RestError("rest_upload_sideload_error", message, status=400) from None
+
+        item = self._store_attachment(request, store, lambda stored: changes)
+        request.set_param("context", "edit")
+        return self._created(request, item)
+
+    def _store_attachment(self, request: RestRequest, store: Callable[[Any, Any], int],
+                          finish: Callable[[Item], ItemChanges]) -> Item:
+        """A new attachment in one write transaction: ``store`` writes its files and its row (and
+        returns its id), ``finish`` gives the changes that complete it. When anything fails, the
+        files stored go too."""
         ctx = context_of(request)
         storage = self.site.storage
         stored: list[str] = []
-        title = Path(given_name.replace("\\", "/")).stem or Path(file_type.proper_name).stem
         try:
             with self.site.write() as conn:
-                if file_type.mime in {mime for mime, _ in images.IMAGE_FORMATS.values()}:
-                    whole = data if isinstance(data, bytes) else _whole(data)
-                    try:
-                        attachment_id = attachments.create_attachment(conn, ctx, storage, whole, file_type.proper_name,
-                                                                      author=request.user_id, parent=changes.parent or 0)
-                    except ValueError as err:
-                        too_big = str(err).startswith("image too large")
-                        message = (f"The image is too large to process: at most {images.MAX_PIXELS:,} pixels."
-                                   if too_big else "The image could not be read.")
-                        raise RestError("rest_upload_sideload_error", message, status=400) from None
-                else:
-                    attachment_id = files.create_file_attachment(
-                        conn, ctx, storage, data, file_type.proper_name, file_type.mime, title=title,
-                        author=request.user_id, parent=changes.parent or 0,
-                    )
-                item = item_service.get_item(conn, attachment_id)
+                item = item_service.get_item(conn, store(conn, ctx))
                 assert item is not None
                 stored = files.stored_keys(item.meta)
-                if changes.title is None:
-                    changes.title = title
-                changes.status = None if changes.status == "inherit" else changes.status
-                item = item_service.update_item(conn, ctx, item, changes)
+                item = item_service.update_item(conn, ctx, item, finish(item))
         except BaseException:
             for key in stored:
                 storage.delete(key)
             raise
         scope_of(request).remember(item)
-        request.set_param("context", "edit")
+        return item
+
+    def _created(self, request: RestRequest, item: Item) -> RestResponse:
+        """The 201 of a new attachment: it in the request's context, its address, its id."""
         with self.site.read() as conn:
             shown = self.representation.prepare(request, item, self.representation.related(conn, request, [item]))
         location = request.url_for(f"{self.route_name}.item", id=item.id)
@@ -499,7 +512,6 @@ class MediaController(ContentController):
             raise unknown from None
         except editing.EditError as err:
             raise RestError(err.code, err.message, status=err.status) from None
-        ctx = context_of(request)
         post = params.get("post")
         changes = ItemChanges(
             title=str(params["title"]) if params.get("title") is not None else item.title,
@@ -507,27 +519,18 @@ class MediaController(ContentController):
             content=_text_or_raw(params.get("description")) if params.get("description") is not None else item.content,
         )
         alt = params.get("alt_text") if params.get("alt_text") is not None else meta.get(ALT_KEY)
-        stored: list[str] = []
-        try:
-            with self.site.write() as conn:
-                new_id = attachments.create_attachment(conn, ctx, storage, edited, editing.edited_name(source.rsplit("/", 1)[-1]),
-                                                       author=request.user_id, parent=int(post or 0))
-                created = item_service.get_item(conn, new_id)
-                assert created is not None
-                stored = files.stored_keys(created.meta)
-                metadata = dict(created.meta[attachments.METADATA_KEY])
-                metadata["parent_image"] = {"attachment_id": item.id, "file": str(meta[attachments.FILE_KEY])}
-                changes.protected_meta = {attachments.METADATA_KEY: metadata, **({ALT_KEY: str(alt)} if alt else {})}
-                created = item_service.update_item(conn, ctx, created, changes)
-        except BaseException:
-            for key in stored:
-                storage.delete(key)
-            raise
-        scope_of(request).remember(created)
-        with self.site.read() as conn:
-            shown = self.representation.prepare(request, created, self.representation.related(conn, request, [created]))
-        location = request.url_for(f"{self.route_name}.item", id=created.id)
-        return RestResponse(shown, 201, {"Location": location, "X-WP-Upload-Attachment-ID": str(created.id)})
+
+        def store(conn: Any, ctx: Any) -> int:
+            return attachments.create_attachment(conn, ctx, storage, edited, editing.edited_name(source.rsplit("/", 1)[-1]),
+                                                 author=request.user_id, parent=int(post or 0))
+
+        def finish(created: Item) -> ItemChanges:
+            metadata = dict(created.meta[attachments.METADATA_KEY])
+            metadata["parent_image"] = {"attachment_id": item.id, "file": str(meta[attachments.FILE_KEY])}
+            changes.protected_meta = {attachments.METADATA_KEY: metadata, **({ALT_KEY: str(alt)} if alt else {})}
+            return changes
+
+        return self._created(request, self._store_attachment(request, store, finish))
 
     def routes(self) -> list[Any]:
         """``/media``, ``/media/{id}``, ``/media/{id}/post-process`` and ``/media/{id}/edit``: not batch-enabled, unlike

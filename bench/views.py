@@ -27,8 +27,8 @@ same round:
 
 Every request goes through the Python client (threads over keep-alive connections, bounded in time
 and count; see bench/run.py), the baseline's too, so the shares compare like with like; the
-cache-defeated targets use a variant that puts a per-request counter in the URL. The exit code is
-non-zero when a goal is missed or a target answered errors. With --database-url (PostgreSQL), each
+cache-defeated targets hold ``{n}`` in their URL, which the client replaces with a new number for
+every request. The exit code is non-zero when a goal is missed or a target answered errors. With --database-url (PostgreSQL), each
 site gets its own new schema in that database, dropped at the end.
 """
 
@@ -36,14 +36,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import itertools
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -56,7 +54,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
     BASELINE,
     Figures,
-    Result,
     Round,
     Side,
     figures,
@@ -170,61 +167,6 @@ def seed(side: Side, count: int, seed_value: int, month: str, month_events: int,
     return seconds
 
 
-# -- a client whose URL changes with every request ------------------------------------------------
-
-_counter = itertools.count(1)  # shared by every run, so that no URL repeats within a benchmark
-
-
-def run_varying(name: str, url: str, headers: dict[str, str], duration: int, connections: int,
-                max_requests: int = 200_000) -> Result:
-    """run_python's loop (at most 8 threads over keep-alive clients, bounded in time and count),
-    with ``{n}`` in ``url`` replaced by a new number for every request."""
-    latencies: list[float] = []
-    errors = 0
-    lock = threading.Lock()
-    stop_at = time.monotonic() + duration
-    budget = [max_requests]
-
-    def worker() -> None:
-        nonlocal errors
-        local: list[float] = []
-        local_errors = 0
-        with httpx.Client(headers=headers, timeout=10) as client:
-            while time.monotonic() < stop_at:
-                with lock:
-                    if budget[0] <= 0:
-                        break
-                    budget[0] -= 1
-                    number = next(_counter)
-                address = url.replace("{n}", str(number))
-                start = time.perf_counter()
-                try:
-                    ok = client.get(address).status_code < 400
-                except httpx.HTTPError:
-                    ok = False
-                local.append(time.perf_counter() - start)
-                local_errors += 0 if ok else 1
-        with lock:
-            latencies.extend(local)
-            errors += local_errors
-
-    started = time.monotonic()
-    threads = [threading.Thread(target=worker) for _ in range(min(connections, 8))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.monotonic() - started
-    latencies.sort()
-    quantiles = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [0.0] * 99
-    return Result(name, len(latencies) / elapsed, quantiles[49] * 1000, quantiles[98] * 1000, len(latencies), errors)
-
-
-def measure(name: str, url: str, headers: dict[str, str], duration: int, connections: int) -> Result:
-    """The Python client for every request: a fixed URL, or a new one each time when it holds ``{n}``."""
-    return (run_varying if "{n}" in url else run_python)(name, url, headers, duration, connections)
-
-
 def check(label: str, url: str) -> bytes:
     response = httpx.get(url.replace("{n}", "0"), timeout=120)
     if response.status_code != 200:
@@ -313,7 +255,7 @@ def main() -> int:
             plain, varied = bodies[cached, small_label], bodies[fresh, small_label]
             if abs(len(plain) - len(varied)) > 0.02 * len(plain):
                 print(f"note: {paths[fresh]} renders {len(varied):,} bytes, {paths[cached]} {len(plain):,}")
-        rounds = measure_rounds(measure, baseline_url, targets, args.rounds, args.duration, args.connections)
+        rounds = measure_rounds(run_python, baseline_url, targets, args.rounds, args.duration, args.connections)
     elapsed = time.monotonic() - started
 
     baselines = [r.baseline for r in rounds]

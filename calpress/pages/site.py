@@ -26,7 +26,6 @@ import datetime as dt
 import hashlib
 import hmac
 import html
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,7 @@ from ..content import archives, permissions, public, rendering
 from ..content import items as item_service
 from ..content.items import Context, Item
 from ..media import attachments
+from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
 from ..rest.urls import rest_url
 from . import discovery, feeds
@@ -67,31 +67,6 @@ PUBLIC_QUERY_VARS = frozenset({
 CALENDAR_ROOT_VARS = frozenset({"eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search"})
 LINKED_UPCOMING = 10
 PAGE_CACHE_BYTES = 32 * 1024 * 1024
-
-
-class PageCache:
-    """Rendered pages by key, used while the content counter is unchanged; bounded in bytes."""
-
-    def __init__(self, max_bytes: int = PAGE_CACHE_BYTES) -> None:
-        self._lock = threading.Lock()
-        self._entries: dict[Any, tuple[int, Answer]] = {}
-        self._bytes = 0
-        self.max_bytes = max_bytes
-
-    def get(self, key: Any, generation: int) -> Answer | None:
-        found = self._entries.get(key)
-        return found[1] if found is not None and found[0] == generation else None
-
-    def put(self, key: Any, generation: int, answer: Answer) -> None:
-        with self._lock:
-            if self._bytes + len(answer.body) > self.max_bytes:
-                self._entries.clear()
-                self._bytes = 0
-            previous = self._entries.pop(key, None)
-            if previous is not None:
-                self._bytes -= len(previous[1].body)
-            self._entries[key] = (generation, answer)
-            self._bytes += len(answer.body)
 
 
 def asset_version(name: str) -> str:
@@ -139,7 +114,8 @@ class PublicSite:
         self.calpress = calpress
         self.site = calpress.site
         self.routes = calpress.api.registry
-        self.cache = PageCache()
+        # Rendered pages, as the REST engine keeps its answers: per key, while the content is unchanged.
+        self.cache = GenerationCache(PAGE_CACHE_BYTES)
         # Which optional routes exist is known at start (the oEmbed issue adds its own).
         self.has_views_route = self._has_route("cal-views.html")
         self.has_oembed = self._has_route("oembed.embed")
@@ -157,7 +133,7 @@ class PublicSite:
         if answer is None:
             answer = self.answer(req, who)
             if answer.status == 200:
-                self.cache.put(key, generation, answer)
+                self.cache.put(key, generation, answer, len(answer.body))
         resp.status = falcon.code_to_http_status(answer.status)
         resp.content_type = answer.content_type
         for name, value in answer.headers.items():

@@ -1,5 +1,6 @@
-"""A per-process cache of encoded answers, for read routes whose answer depends only on the
-request, the requester and the stored content.
+"""Per-process caches of what depends only on the request, the requester and the stored content:
+the REST engine's encoded answers (:class:`ResponseCache`) and the public site's rendered pages
+(pages/site.py), both on one :class:`GenerationCache`.
 
 Entries are tagged with a generation number (the content counter every write bumps in its
 transaction) and used only while the stored generation is unchanged, so a write made by any
@@ -17,35 +18,56 @@ import orjson
 from .response import RestResponse
 
 
-class ResponseCache:
-    def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
+class GenerationCache:
+    """Values by key, each used only while the generation it was made under is the current one;
+    bounded in bytes (each value's size given by the caller), starting over when full."""
+
+    def __init__(self, max_bytes: int) -> None:
         self._lock = threading.Lock()
-        self._entries: dict[Any, tuple[int, int, dict[str, str], orjson.Fragment, int]] = {}
+        self._entries: dict[Any, tuple[int, Any, int]] = {}
         self._bytes = 0
         self.max_bytes = max_bytes
 
-    def get(self, key: Any, generation: int) -> RestResponse | None:
+    def get(self, key: Any, generation: int) -> Any:
         found = self._entries.get(key)
-        if found is None or found[0] != generation:
-            return None
-        return RestResponse(found[3], status=found[1], headers=dict(found[2]))
+        return found[1] if found is not None and found[0] == generation else None
 
-    def put(self, key: Any, generation: int, response: RestResponse) -> RestResponse:
-        """Remember ``response`` (JSON data) and return it with its data pre-encoded."""
-        body = orjson.dumps(response.data, option=orjson.OPT_NON_STR_KEYS)
-        fragment = orjson.Fragment(body)
+    def put(self, key: Any, generation: int, value: Any, size: int) -> None:
         with self._lock:
-            if self._bytes + len(body) > self.max_bytes:
+            if self._bytes + size > self.max_bytes:
                 self._entries.clear()
                 self._bytes = 0
             previous = self._entries.get(key)
             if previous is not None:
-                self._bytes -= previous[4]
-            self._entries[key] = (generation, response.status, dict(response.headers), fragment, len(body))
-            self._bytes += len(body)
-        return RestResponse(fragment, status=response.status, headers=dict(response.headers))
+                self._bytes -= previous[2]
+            self._entries[key] = (generation, value, size)
+            self._bytes += size
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
             self._bytes = 0
+
+
+class ResponseCache:
+    """Encoded JSON answers (the REST engine's), in a :class:`GenerationCache`."""
+
+    def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
+        self._cache = GenerationCache(max_bytes)
+
+    def get(self, key: Any, generation: int) -> RestResponse | None:
+        found = self._cache.get(key, generation)
+        if found is None:
+            return None
+        status, headers, fragment = found
+        return RestResponse(fragment, status=status, headers=dict(headers))
+
+    def put(self, key: Any, generation: int, response: RestResponse) -> RestResponse:
+        """Remember ``response`` (JSON data) and return it with its data pre-encoded."""
+        body = orjson.dumps(response.data, option=orjson.OPT_NON_STR_KEYS)
+        fragment = orjson.Fragment(body)
+        self._cache.put(key, generation, (response.status, dict(response.headers), fragment), len(body))
+        return RestResponse(fragment, status=response.status, headers=dict(response.headers))
+
+    def clear(self) -> None:
+        self._cache.clear()

@@ -219,12 +219,20 @@ def serving(db_url: str, folder: Any, **settings: str) -> Iterator[LiveServer]:
     try:
         yield LiveServer(url, env, process)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         log.close()
+
+
+def stop_process(process: Any) -> None:
+    """Stop a server process the tests started: politely, then for good after 10 s."""
+    import subprocess
+
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @pytest.fixture()

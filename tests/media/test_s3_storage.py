@@ -27,6 +27,8 @@ import pytest
 
 pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install -e '.[test]')")
 
+from appfixtures import stop_process  # noqa: E402
+
 from calpress import net  # noqa: E402
 from calpress.config import load_settings  # noqa: E402
 from calpress.media.s3 import S3Error, S3Storage, sign_v4  # noqa: E402
@@ -109,12 +111,7 @@ def s3_server() -> Iterator[S3Server]:
         storage.close()
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 @pytest.fixture()

@@ -54,6 +54,9 @@ class ContentController:
     (cms_content_schema.py) and ``representation`` (cms_content_represent.py) are built once,
     with the controller."""
 
+    # Whether /batch/v1 may run the item routes (the reference's posts controller allows it).
+    allow_batch = True
+
     def __init__(self, api: Api, content_type: ContentType) -> None:
         self.api = api
         self.site = api.site
@@ -277,6 +280,11 @@ class ContentController:
                 scope = scope_of(request)
                 for item in rows:
                     scope.remember(item)
+                # Items that inherit their status (attachments) are read by their parent's rule:
+                # the page's parents in one statement, not one per item.
+                parents = {item.parent for item in rows if item.status == "inherit" and item.parent} - {item.id for item in rows}
+                for parent in item_service.get_items(conn, parents).values() if parents else ():
+                    scope.remember(parent)
                 edit = request.get_param("context") == "edit"
                 shown = [item for item in rows if (self.can_edit(request, item) if edit else self.can_read(request, item))]
                 related = self.representation.related(conn, request, shown)
@@ -472,7 +480,7 @@ class ContentController:
             ],
             name=self.route_name,
             schema=schema,
-            allow_batch=True,
+            allow_batch=self.allow_batch,
         )
         get_args: dict[str, dict[str, Any]] = {"context": context_param(self.schema.item_schema)}
         if "excerpt" in self.schema.properties:
@@ -495,7 +503,7 @@ class ContentController:
             args={"id": {"description": "Unique identifier for the post.", "type": "integer"}},
             name=f"{self.route_name}.item",
             schema=schema,
-            allow_batch=True,
+            allow_batch=self.allow_batch,
         )
         return [collection, item]
 

@@ -289,6 +289,7 @@ class MediaRepresentation(ContentRepresentation):
 
 
 class MediaController(ContentController):
+    allow_batch = False  # the reference's media routes are not batch-enabled
     def __init__(self, api: Any, content_type: Any) -> None:
         super().__init__(api, content_type)
         self.schema = MediaSchema(api, content_type)

@@ -72,3 +72,20 @@ def test_embedded_authors_cost_one_query_per_page(client, app, accounts, quiet_c
         assert {item["_embedded"]["author"][0]["id"] for item in response.json} == set(authors)
         counts[per_page] = len(queries(statements))
     assert counts[2] == counts[40], counts
+
+
+def test_media_listing_statement_count_does_not_grow_with_per_page(client, app, admin, quiet_caches):
+    """Attachments are read by their parent's rule: the page's parents come in one statement."""
+    for n in range(30):
+        parent = make_item(app, title=f"Parent {n}", author=admin.id)
+        make_image(app, parent=parent.id)
+    client.get("/cms/v2/media")
+    counts = {}
+    for per_page in (1, 10, 30):
+        app.rest.answers.clear()
+        with statement_counter(app) as statements:
+            response = client.get("/cms/v2/media", params={"per_page": per_page})
+        assert response.status_code == 200 and len(response.json) == per_page
+        assert all(item["post"] for item in response.json)
+        counts[per_page] = len(queries(statements))
+    assert counts[1] == counts[10] == counts[30], counts

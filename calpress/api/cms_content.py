@@ -149,13 +149,20 @@ class ContentController:
             return forbidden("rest_cannot_assign_term", "Sorry, you are not allowed to assign the provided terms.", request.user_id)
         return True
 
-    def update_permission(self, request: RestRequest) -> bool | RestError:
+    def editable_item(self, request: RestRequest) -> Item | RestError:
+        """The route's item when the requester may edit it, else the reference's error."""
         try:
             item = self.item_of(request)
         except RestError as err:
             return err
         if not self.can_edit(request, item):
             return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this post.", request.user_id)
+        return item
+
+    def update_permission(self, request: RestRequest) -> bool | RestError:
+        item = self.editable_item(request)
+        if isinstance(item, RestError):
+            return item
         error = self._author_and_sticky(request, updating=True)
         if error is not None:
             return error

@@ -476,13 +476,8 @@ class MediaController(ContentController):
     def edit_permission(self, request: RestRequest) -> bool | RestError:
         if not context_of(request).can("upload_files"):
             return forbidden("rest_cannot_edit_image", "Sorry, you are not allowed to upload media on this site.", request.user_id)
-        try:
-            item = self.item_of(request)
-        except RestError as err:
-            return err
-        if not self.can_edit(request, item):
-            return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this post.", request.user_id)
-        return True
+        item = self.editable_item(request)
+        return item if isinstance(item, RestError) else True
 
     def _file_urls(self, request: RestRequest, meta: dict[str, Any]) -> set[str]:
         """Every address of the attachment's files (its file, the original, the sub-sizes)."""

@@ -37,6 +37,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
     Setting("body_timeout", "CALPRESS_BODY_TIMEOUT", 15, "Seconds a client may pause while sending a request body before it is answered 408 (calpress serve reads bodies before a request thread is taken)."),
     Setting("max_upload", "CALPRESS_MAX_UPLOAD", 100 * 1024 * 1024, "Largest file upload in bytes: a raw body (media uploads) or a multipart form (413 beyond it, refused from Content-Length before anything is read). Such bodies are written to a temporary file as they arrive, never held whole in memory."),
+    Setting("batch_max_requests", "CALPRESS_BATCH_MAX_REQUESTS", 25, "Most requests one POST /batch/v1 may carry (the reference's 25; more is a 400 before any runs)."),
     Setting("max_body", "CALPRESS_MAX_BODY", 8 * 1024 * 1024, "Largest JSON or form request body in bytes (413 beyond it, refused from Content-Length before anything is read). Requests without credentials may send 1 MB at most."),
     Setting("login_max_failures", "CALPRESS_LOGIN_MAX_FAILURES", 0, "Failed logins (wrong password or unknown user) per user name and per client address before further attempts are refused for CALPRESS_LOGIN_LOCKOUT seconds; 0 (the default, as the reference) turns the throttle off."),
     Setting("login_lockout", "CALPRESS_LOGIN_LOCKOUT", 900, "Seconds a window of failed logins lasts: once CALPRESS_LOGIN_MAX_FAILURES are reached within it, attempts are refused until it ends."),
@@ -67,6 +68,7 @@ class Settings:
     log_level: str = "warning"
     max_body: int = 8 * 1024 * 1024
     max_upload: int = 100 * 1024 * 1024
+    batch_max_requests: int = 25
     body_timeout: int = 15
     # The password-guessing throttle (auth/throttle.py); off while login_max_failures is 0.
     login_max_failures: int = 0
@@ -90,7 +92,7 @@ class Settings:
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name in ("port", "workers", "threads", "max_body", "max_upload", "body_timeout", "login_max_failures", "login_lockout"):
+    if name in ("port", "workers", "threads", "max_body", "max_upload", "batch_max_requests", "body_timeout", "login_max_failures", "login_lockout"):
         return int(value)
     if name in ("data_dir", "uploads_dir"):
         return Path(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..rest.batch import batch_args, serve_batch
 from ..rest.errors import RestError
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
@@ -78,7 +79,17 @@ def routes(api: Api) -> list[Route]:
             )
         ]
 
-    found = [Route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}})], name="index")]
+    found = [
+        Route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}})], name="index"),
+        # The engine's batch route, listed second as the reference registers it (a route of no
+        # namespace; cms-api.md 3).
+        Route(
+            "",
+            "/batch/v1",
+            [Endpoint(("POST",), serve_batch, args=batch_args(api.site.settings.batch_max_requests))],
+            name="batch.v1",
+        ),
+    ]
     for key, namespace in registry.namespace_names.items():
         found.append(Route(key, "", namespace_endpoints(namespace), name=f"{key}.index"))
     return found

@@ -195,6 +195,7 @@ class RestRequest:
         "endpoint",
         "route_def",
         "routes",
+        "engine",
         "scope_factory",
         "_scope",
         "_json_error",
@@ -243,6 +244,9 @@ class RestRequest:
         self.scope_factory: Any = None
         self._scope: Any = None
         self.routes: Any = None
+        # The engine (rest/server.py RestServer) running the request, for handlers that run
+        # requests of their own (batch).
+        self.engine: Any = None
         self._json_error: RestError | None = None
         self._merged: dict[str, Any] | None = None
         self._parse_body()

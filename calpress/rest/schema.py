@@ -247,7 +247,8 @@ def _validate_object(value: Any, schema: dict[str, Any], param: str, type_: str)
         return _invalid_type(param, "object")
     obj = to_object(value)
     required = schema.get("required")
-    props = schema.get("properties")
+    # An empty ``properties`` may be written ``[]``, as PHP's empty array (the batch route's).
+    props = schema.get("properties") or None
     if isinstance(required, (list, tuple)):  # draft-04 style: a list on the object
         for name in required:
             if name not in obj:

@@ -31,6 +31,7 @@ log = logging.getLogger("calpress.rest")
 _LINK_SLOT = 2
 WP_CURIE = {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}
 NO_ROUTE = ("rest_no_route", "No route was found matching the URL and request method.")
+INTERNAL_ERROR = RestError("internal_server_error", "There has been a critical error on this website.", status=500)
 NOCACHE_HEADERS = {
     "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
     "Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private",
@@ -109,6 +110,7 @@ class RestServer:
         if request.scope_factory is None:
             request.scope_factory = self.new_scope
         request.routes = self.registry
+        request.engine = self
         http_method = (http_method or request.method).upper()
         query = request.query
         jsonp = query.get("_jsonp")
@@ -135,15 +137,17 @@ class RestServer:
             try:
                 response = self.respond(request)
             except Exception:  # a defect below: answer in the error shape and log it
-                log.exception("unhandled error in %s %s", request.method, request.route)
-                response = error_response(
-                    RestError("internal_server_error", "There has been a critical error on this website.", status=500)
-                )
+                self.log_defect(request)
+                response = error_response(INTERNAL_ERROR)
         nocache = bool(request.user_id) or (auth_error is not None and auth_error.code == "rest_cookie_invalid_nonce")
         nocache = nocache or (override_used and 400 <= response.status < 500)
         if auth_error is None:
             response.headers.update(self.authenticator.response_headers(request))
         return self._finish(request, response, http_method, nocache=nocache)
+
+    def log_defect(self, request: RestRequest) -> None:
+        """Log the exception being handled: a defect below the engine, answered as a 500."""
+        log.exception("unhandled error in %s %s", request.method, request.route)
 
     def serve_error(self, request: RestRequest, error: RestError) -> tuple[int, list[tuple[str, str]], bytes]:
         """Answer with ``error`` without running the request (used by the transport)."""
@@ -261,7 +265,12 @@ class RestServer:
         return response
 
     def _respond(self, request: RestRequest) -> RestResponse:
-        response = self.dispatch(request)
+        return self.finish(request, self.dispatch(request))
+
+    def finish(self, request: RestRequest, response: RestResponse, *, embed: bool = True) -> RestResponse:
+        """A handler's answer made whole: the Allow header of the matched route, target hints
+        on links, ``_embed`` (unless ``embed`` is false: batch answers never embed) and
+        ``_fields``."""
         route = request.route_def
         if route is not None:
             allowed = self.allowed_methods(route, request)
@@ -270,7 +279,7 @@ class RestServer:
         if response.raw is not None or response.data is None:
             return response
         if isinstance(response.data, (dict, list)) and not _is_error_body(response):
-            embed = request.query.get("_embed")
+            embed = request.query.get("_embed") if embed else None
             data = response.data
             self._add_target_hints(list(data.values()) if response.keyed and isinstance(data, dict) else data, request)
             if embed is not None:
@@ -283,18 +292,34 @@ class RestServer:
 
     def dispatch(self, request: RestRequest) -> RestResponse:
         """Match, check and run one request; errors come back as error responses."""
+        endpoint = self.bind(request)
+        if endpoint is None:
+            return error_response(RestError(*NO_ROUTE, status=404))
+        try:
+            self.prepare_params(request, endpoint)
+        except RestError as err:
+            return error_response(err)
+        return self.execute(request, endpoint)
+
+    def bind(self, request: RestRequest) -> Endpoint | None:
+        """The endpoint of the request's route and method, with the route, endpoint and URL
+        parameters set on the request; None when no route matches (``rest_no_route``)."""
         matched = self.registry.match(request.route)
         if matched is None:
-            return error_response(RestError(*NO_ROUTE, status=404))
+            return None
         route, url_params = matched
         endpoint = route.endpoint_for(request.method)
         if endpoint is None:
-            return error_response(RestError(*NO_ROUTE, status=404))
+            return None
         request.route_def = route
         request.endpoint = endpoint
         request.url_params = url_params
+        return endpoint
+
+    def execute(self, request: RestRequest, endpoint: Endpoint) -> RestResponse:
+        """The permission check and the handler of a bound request whose parameters are
+        prepared; errors come back as error responses."""
         try:
-            self.prepare_params(request, endpoint)
             allowed = endpoint.permission(request) if endpoint.permission is not None else True
             if isinstance(allowed, RestError):
                 raise allowed
@@ -446,6 +471,7 @@ class RestServer:
         sub.user = parent.user
         sub.auth = parent.auth
         sub.routes = parent.routes
+        sub.engine = parent.engine
         # It reads what the parent's answer links to, as the parent's user: it shares the
         # parent's loaded records (a batch sub-request would not).
         sub.scope = parent.scope.child(sub, share=True)

@@ -71,6 +71,9 @@ KNOWN_MISMATCHES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^GET /cms/v2/(\w+/\{id\}/autosaves|users/\{user_id\}/application-passwords|statuses): "),
      "a collection answered under its route's item schema, as the route index gives it; the OpenAPI "
      "document should describe the collection (issue 16, strict OpenAPI)"),
+    (re.compile(r"^GET /cms/v2/search: '\w+' is not one of \['post', 'term', 'post-format'\] at \[\d+, 'type'\]$"),
+     "the reference gives a term result its taxonomy as the type (and no subtype), outside its own enum; "
+     "seen once the fuzzer has made a term (through /batch/v1 too)"),
     (re.compile(r"^(GET|POST) /cms/v2/settings: None is not of type 'string' at \['email'\]"),
      "admin_email is unset on a site made without an installer (issue 15, first run)"),
 )

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 
@@ -249,23 +249,31 @@ def _image_attachment(conn: sa.Connection, attachment_id: int) -> bool:
     return row is not None and row.type == "attachment" and row.mime_type.startswith("image/")
 
 
-def attachment_by_url(conn: sa.Connection, home: str, url: str) -> int | None:
-    """The attachment stored at ``url`` (its full size or one of its sub-sizes), if any."""
-    base = uploads_url(home)
-    path = urlsplit(url).path
-    marker = path.find(UPLOADS_PATH)
-    if not url.startswith(base) and marker < 0:
+def attachment_by_url(conn: sa.Connection, storage: Storage, home: str, url: str) -> int | None:
+    """The attachment whose file, or one of its renditions, is stored at ``url``, if any: the
+    upload itself, a sub-size (``-300x200``), the "-scaled" or "-rotated" full size of a big or
+    turned image, or a sub-size of those. The address is read back to a key by the storage, so
+    local and bucket addresses are both recognised."""
+    key = storage.key_of(url)
+    if key is None:
         return None
-    relative = unquote(path[marker + len(UPLOADS_PATH):]) if marker >= 0 else url[len(base):]
-    size_match = re.fullmatch(r"(.*)-\d+x\d+(\.\w+)", relative)
-    candidates = [relative] + ([size_match.group(1) + size_match.group(2)] if size_match else [])
-    for candidate in candidates:
-        row = conn.execute(
-            sa.select(posts.c.id).where(posts.c.type == "attachment", posts.c.guid == base + candidate).limit(1)
-        ).first()
-        if row is not None:
-            return row.id
-    return None
+    stem, dot, extension = key.rpartition(".")
+    if not dot:
+        return None
+    candidates = [key]
+    sized = re.fullmatch(r"(.*)-\d+x\d+", stem)
+    if sized:
+        stem = sized.group(1)
+        candidates.append(f"{stem}.{extension}")
+    renamed = re.fullmatch(r"(.*)-(?:scaled|rotated)", stem)
+    if renamed:
+        candidates.append(f"{renamed.group(1)}.{extension}")
+    # An upload is known by its guid: the address of the file as uploaded (media_handle_upload).
+    guids = [absolute_url(storage.url(candidate), home) for candidate in candidates]
+    row = conn.execute(
+        sa.select(posts.c.id).where(posts.c.type == "attachment", posts.c.guid.in_(guids)).order_by(posts.c.id).limit(1)
+    ).first()
+    return row.id if row is not None else None
 
 
 @dataclass(frozen=True)
@@ -315,7 +323,7 @@ def _image_value(conn: sa.Connection, ctx: Context, value: str, user: Any) -> in
         return int(value) if _image_attachment(conn, int(value)) else None
     if not _is_http_url(value):
         return None
-    found = attachment_by_url(conn, ctx.home, value)
+    found = attachment_by_url(conn, _storage_of(ctx, None), ctx.home, value)
     if found is not None:
         return found
     return value if user and user.can("upload_files") else None

@@ -14,9 +14,11 @@ How it meets the ``Storage`` contract (media/storage.py):
   answered 412 (or 409 for a concurrent conditional write) when the name is taken, which becomes
   FileExistsError. AWS S3 honours it since August 2024, as do moto 5, MinIO and R2; a server that
   ignores the header would silently overwrite, so check yours before relying on unique names;
-* a single PutObject stores the whole object or nothing;
-* ``open`` reads the whole object into memory (a ``BytesIO``), refusing objects larger than
-  ``max_object_bytes`` (256 MB unless told) with ``OutboundError("too_large")``;
+* a single PutObject stores the whole object or nothing; ``put_file`` sends a seekable stream
+  in slices (its SHA-256 computed in a first pass), so a large upload never sits in memory;
+* ``open`` downloads into a temporary file (in memory up to 8 MB, on disk beyond), refusing
+  objects larger than ``max_object_bytes`` (256 MB unless told) with ``OutboundError("too_large")``;
+* ``key_of`` reads a key back from its address; ``keys`` lists them (ListObjectsV2);
 * ``size``/``exists`` use HEAD; 404 is FileNotFoundError. Note that AWS answers 403, not 404, for
   a missing object when the keys lack ``s3:ListBucket``: grant it, or missing files surface as
   ``S3Error`` instead of FileNotFoundError;
@@ -30,10 +32,12 @@ import hmac
 import io
 import mimetypes
 import re
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, BinaryIO
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
+from xml.etree import ElementTree
 
 from .. import net
 from .storage import Storage, check_key
@@ -45,8 +49,11 @@ __all__ = ["S3Error", "S3Storage", "sign_v4"]
 
 _EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-#: Largest object ``open`` reads into memory, unless the storage is told otherwise.
+#: Largest object ``open`` downloads, unless the storage is told otherwise.
 MAX_OBJECT_BYTES = 256 * 1024 * 1024
+# Objects are read and sent in slices of this size, and downloads stay in memory up to this.
+_SLICE = 1024 * 1024
+_SPOOL_IN_MEMORY = 8 * 1024 * 1024
 #: Seconds one S3 call may take in all (the outbound policy's budget; uploads of a few MB to a
 #: distant bucket need more than the 10 s of page fetches).
 TIMEOUT = 60.0
@@ -86,10 +93,12 @@ def sign_v4(
     region: str,
     now: datetime,
     service: str = "s3",
+    query: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The headers of a request signed with AWS Signature Version 4 (no query string): the given
-    ``headers`` plus ``Host``, ``x-amz-date``, ``x-amz-content-sha256`` and ``Authorization``.
-    ``path`` is the already encoded path (``_uri_encode``); every header given is signed."""
+    """The headers of a request signed with AWS Signature Version 4: the given ``headers`` plus
+    ``Host``, ``x-amz-date``, ``x-amz-content-sha256`` and ``Authorization``. ``path`` is the
+    already encoded path (``_uri_encode``); every header given is signed, and ``query`` (sent as
+    :func:`canonical_query` writes it) too."""
     amz_date = now.strftime("%Y%m%dT%H%M%SZ")
     day = amz_date[:8]
     signed = {name.lower(): " ".join(str(value).split()) for name, value in headers.items()}
@@ -97,7 +106,7 @@ def sign_v4(
     names = sorted(signed)
     canonical_headers = "".join(f"{name}:{signed[name]}\n" for name in names)
     signed_headers = ";".join(names)
-    canonical_request = "\n".join([method, path, "", canonical_headers, signed_headers, payload_sha256])
+    canonical_request = "\n".join([method, path, canonical_query(query or {}), canonical_headers, signed_headers, payload_sha256])
     scope = f"{day}/{region}/{service}/aws4_request"
     string_to_sign = "\n".join(
         ["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical_request.encode()).hexdigest()]
@@ -109,6 +118,12 @@ def sign_v4(
         f"AWS4-HMAC-SHA256 Credential={access_key}/{scope}, SignedHeaders={signed_headers}, Signature={signature}"
     )
     return result
+
+
+def canonical_query(query: Mapping[str, str]) -> str:
+    """A query string as SigV4 signs it (and as it is sent): names sorted, every byte but
+    unreserved ones percent-encoded."""
+    return "&".join(f"{quote(name, safe='-_.~')}={quote(str(value), safe='-_.~')}" for name, value in sorted(query.items()))
 
 
 def _error_detail(body: bytes) -> tuple[str, str]:
@@ -198,21 +213,28 @@ class S3Storage(Storage):
         method: str,
         name: str | None,
         *,
-        body: bytes | None = None,
+        body: bytes | Iterable[bytes] | None = None,
         headers: Mapping[str, str] | None = None,
         max_bytes: int | None = None,
+        query: Mapping[str, str] | None = None,
+        payload_sha256: str | None = None,
+        sink: BinaryIO | None = None,
     ) -> net.Fetched:
-        """``method`` on the object ``name`` (None: the bucket itself), signed, through the client."""
+        """``method`` on the object ``name`` (None: the bucket itself), signed, through the
+        client. A body given as an iterable of slices needs its ``payload_sha256`` (and a
+        Content-Length header); ``sink`` receives a successful answer's body."""
         path = "/" + _uri_encode(self.bucket) + ("" if name is None else "/" + _uri_encode(name))
-        payload = hashlib.sha256(body).hexdigest() if body is not None else _EMPTY_SHA256
+        if payload_sha256 is None:
+            payload_sha256 = hashlib.sha256(body).hexdigest() if isinstance(body, bytes) else _EMPTY_SHA256
         signed = sign_v4(
-            method, self._host, path, headers or {}, payload,
+            method, self._host, path, headers or {}, payload_sha256,
             access_key=self._access_key, secret_key=self._secret_key, region=self.region,
-            now=datetime.now(UTC),
+            now=datetime.now(UTC), query=query,
         )
         # Bodies are stored bytes: no transparent decompression of objects that happen to be gzip.
         signed["accept-encoding"] = "identity"
-        return self.client.request(method, self.endpoint + path, headers=signed, content=body, max_bytes=max_bytes)
+        url = self.endpoint + path + (f"?{canonical_query(query)}" if query else "")
+        return self.client.request(method, url, headers=signed, content=body, max_bytes=max_bytes, sink=sink)
 
     def _fail(self, method: str, name: str, answer: net.Fetched) -> S3Error:
         code, message = _error_detail(answer.content)
@@ -240,11 +262,19 @@ class S3Storage(Storage):
     # ---- the Storage contract --------------------------------------------------------------------
 
     def put(self, key: str, data: bytes, *, overwrite: bool = True) -> None:
+        self._put(key, bytes(data), overwrite)
+
+    def _put(
+        self, key: str, body: bytes | Iterable[bytes], overwrite: bool, *, content_length: int | None = None,
+        payload_sha256: str | None = None,
+    ) -> None:
         name = self._name(key)
         headers = {"content-type": mimetypes.guess_type(key)[0] or "application/octet-stream"}
+        if content_length is not None:
+            headers["content-length"] = str(content_length)
         if not overwrite:
             headers["if-none-match"] = "*"
-        answer = self._request("PUT", name, body=bytes(data), headers=headers)
+        answer = self._request("PUT", name, body=body, headers=headers, payload_sha256=payload_sha256)
         if answer.status == 200:
             return
         if not overwrite and answer.status in (409, 412):
@@ -253,14 +283,82 @@ class S3Storage(Storage):
             raise FileExistsError(key)
         raise self._fail("PUT", name, answer)
 
+    def put_file(self, key: str, stream: BinaryIO, *, overwrite: bool = True) -> None:
+        """``put`` of a stream, sent in slices: a seekable stream (a spooled upload) is read once
+        for its length and SHA-256, then again as it is sent, so a large file never sits in
+        memory. Other streams are read whole, as the base class does."""
+        try:
+            start = stream.tell()
+            stream.seek(0, io.SEEK_END)
+            length = stream.tell() - start
+            stream.seek(start)
+        except (AttributeError, OSError, ValueError):
+            super().put_file(key, stream, overwrite=overwrite)
+            return
+        digest = hashlib.sha256()
+        for piece in iter(lambda: stream.read(_SLICE), b""):
+            digest.update(piece)
+        stream.seek(start)
+
+        def slices() -> Iterator[bytes]:
+            remaining = length
+            while remaining > 0:
+                piece = stream.read(min(_SLICE, remaining))
+                if not piece:
+                    raise OSError(f"the stream for {key!r} ended {remaining} bytes early")
+                remaining -= len(piece)
+                yield piece
+
+        self._put(key, slices(), overwrite, content_length=length, payload_sha256=digest.hexdigest())
+
     def open(self, key: str) -> BinaryIO:
+        """The object, downloaded into a temporary file that stays in memory up to 8 MB and goes
+        to disk beyond (never more than ``max_object_bytes``)."""
         name = self._name(key)
-        answer = self._request("GET", name, max_bytes=self.max_object_bytes)
+        spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)  # noqa: SIM115 (the caller closes it)
+        try:
+            answer = self._request("GET", name, max_bytes=self.max_object_bytes, sink=spool)
+        except BaseException:
+            spool.close()
+            raise
         if answer.status == 200:
-            return io.BytesIO(answer.content)
+            spool.seek(0)
+            return spool  # type: ignore[return-value]
+        spool.close()
         if answer.status == 404:
             raise FileNotFoundError(key)
         raise self._fail("GET", name, answer)
+
+    def key_of(self, url: str) -> str | None:
+        base = self.public_url or f"{self.endpoint}/{_uri_encode(self.bucket)}"
+        base += "/" + (_uri_encode(self.prefix) + "/" if self.prefix else "")
+        address = url.split("#", 1)[0].split("?", 1)[0]
+        if not address.startswith(base):
+            return None
+        try:
+            return check_key(unquote(address[len(base):]))
+        except ValueError:
+            return None
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        """The keys under ``prefix``, listed with ListObjectsV2 a thousand at a time."""
+        root = f"{self.prefix}/" if self.prefix else ""
+        token = ""
+        while True:
+            query = {"list-type": "2", "prefix": root + prefix}
+            if token:
+                query["continuation-token"] = token
+            answer = self._request("GET", None, query=query)
+            if answer.status != 200:
+                raise self._fail("GET", self.bucket, answer)
+            tree = ElementTree.fromstring(answer.content)
+            for node in tree.iter():
+                if node.tag.rsplit("}", 1)[-1] == "Key" and node.text and node.text.startswith(root):
+                    yield node.text[len(root):]
+            truncated = next((n.text for n in tree.iter() if n.tag.rsplit("}", 1)[-1] == "IsTruncated"), "false")
+            token = next((n.text or "" for n in tree.iter() if n.tag.rsplit("}", 1)[-1] == "NextContinuationToken"), "")
+            if truncated != "true" or not token:
+                return
 
     def delete(self, key: str) -> None:
         name = self._name(key)

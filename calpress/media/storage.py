@@ -12,10 +12,10 @@ import abc
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -129,6 +129,16 @@ class Storage(abc.ABC):
     def size(self, key: str) -> int:
         """The size in bytes of the file under ``key``. Raises FileNotFoundError when missing."""
 
+    def key_of(self, url: str) -> str | None:
+        """The key whose ``url`` is ``url`` (the inverse of ``url``; any query or fragment is
+        ignored), or None when the address is not one of this storage's. Whether a file is
+        stored under the key is not checked."""
+        return None
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        """The keys of every stored file whose key starts with ``prefix``, in no set order."""
+        raise NotImplementedError(f"{type(self).__name__} cannot list its files")
+
     def put_file(self, key: str, stream: BinaryIO, *, overwrite: bool = True) -> None:
         """Store the content of ``stream`` (read from where it stands to its end) under ``key``,
         as ``put``. This default reads it whole; a storage that can copy a stream in slices
@@ -232,6 +242,33 @@ class LocalStorage(Storage):
 
     def url(self, key: str) -> str:
         return served_url(check_key(key), self.base_url)
+
+    def key_of(self, url: str) -> str | None:
+        # The folder's address may be a path from the home address (on any host: the site may be
+        # reached under several names) or an absolute address; a site in a sub-folder has its
+        # uploads path further down the URL's path.
+        base = urlsplit(self.base_url)
+        parts = urlsplit(url)
+        if base.netloc and (parts.scheme, parts.netloc) != (base.scheme, base.netloc):
+            return None
+        marker = parts.path.find(base.path)
+        if marker < 0 or (base.netloc and marker > 0):
+            return None
+        key = unquote(parts.path[marker + len(base.path):])
+        try:
+            return check_key(key)
+        except InvalidKey:
+            return None
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        root = self.folder.resolve()
+        if not root.is_dir():
+            return
+        for path in root.rglob("*"):
+            if path.is_file() and not path.name.endswith(".part"):
+                key = path.relative_to(root).as_posix()
+                if key.startswith(prefix):
+                    yield key
 
     def size(self, key: str) -> int:
         target = self._path(key)

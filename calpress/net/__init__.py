@@ -43,10 +43,10 @@ import ipaddress
 import re
 import socket
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from ..config import Settings
@@ -290,14 +290,21 @@ class Client:
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        content: bytes | None = None,
+        content: bytes | Iterable[bytes] | None = None,
         max_bytes: int | None = None,
+        sink: BinaryIO | None = None,
     ) -> Fetched:
-        """Send ``method`` to ``url``, following redirects, and read the whole answer."""
+        """Send ``method`` to ``url``, following redirects, and read the whole answer.
+
+        ``content`` may be an iterable of byte strings, sent as it is read (give its length in a
+        Content-Length header, or it goes chunked); such a body is not sent again on a 307/308
+        redirect, which becomes ``OutboundError("bad_response")``. With ``sink``, a successful
+        (2xx) answer's body is written there as it arrives, within the same size cap, and
+        ``content`` of the result is empty."""
         transport = self._transport or self._open()
         from .transport import send
 
-        return send(transport, self.policy, method, url, headers, content, max_bytes)
+        return send(transport, self.policy, method, url, headers, content, max_bytes, sink)
 
     def _open(self) -> GuardedTransport:
         with self._lock:

@@ -9,8 +9,8 @@ import ipaddress
 import socket
 import time
 import zlib
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, BinaryIO
 
 import httpcore
 import httpx
@@ -24,11 +24,12 @@ def send(
     method: str,
     url: str,
     headers: Mapping[str, str] | None,
-    content: bytes | None,
+    content: bytes | Iterable[bytes] | None,
     max_bytes: int | None,
+    sink: BinaryIO | None = None,
 ) -> Fetched:
     """``Client.request``: send ``method`` to ``url`` under ``policy``, following redirects, and
-    read the whole answer."""
+    read the whole answer (into ``sink`` when given)."""
     deadline = time.monotonic() + policy.timeout
     limit = policy.max_bytes if max_bytes is None else max_bytes
     method = method.upper()
@@ -41,7 +42,7 @@ def send(
         location = response.headers.get("location") if response.status_code in REDIRECT_STATUSES else None
         if location is None:
             try:
-                body = b"" if method == "HEAD" else _read_body(response, limit, deadline)
+                body = b"" if method == "HEAD" else _read_body(response, limit, deadline, sink if response.status_code < 300 else None)
             finally:
                 response.close()
             media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -51,6 +52,8 @@ def send(
         if len(redirects) >= policy.max_redirects:
             raise OutboundError("too_many_redirects", f"{url} redirected more than {policy.max_redirects} times")
         target = _checked(policy, location, base=current)
+        if content is not None and not isinstance(content, bytes) and response.status_code in (307, 308):
+            raise OutboundError("bad_response", f"{url} redirected a streamed request body, which cannot be sent again")
         method, content, sent = _redirected(method, response.status_code, content, sent, current, target)
         redirects.append(str(target))
         current = target
@@ -78,7 +81,12 @@ def _checked(policy: NetPolicy, url: str, *, base: httpx.URL | None = None) -> h
 
 
 def _send(
-    transport: GuardedTransport, method: str, url: httpx.URL, headers: httpx.Headers, content: bytes | None, deadline: float
+    transport: GuardedTransport,
+    method: str,
+    url: httpx.URL,
+    headers: httpx.Headers,
+    content: bytes | Iterable[bytes] | None,
+    deadline: float,
 ) -> httpx.Response:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
@@ -205,8 +213,8 @@ class GuardedTransport(httpx.BaseTransport):
 
 
 def _redirected(
-    method: str, status: int, content: bytes | None, headers: httpx.Headers, source: httpx.URL, target: httpx.URL
-) -> tuple[str, bytes | None, httpx.Headers]:
+    method: str, status: int, content: Any, headers: httpx.Headers, source: httpx.URL, target: httpx.URL
+) -> tuple[str, Any, httpx.Headers]:
     """Method, body and headers for the next hop, as browsers (and httpx) do it."""
     headers = headers.copy()
     if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
@@ -220,8 +228,9 @@ def _redirected(
     return method, content, headers
 
 
-def _read_body(response: httpx.Response, limit: int, deadline: float) -> bytes:
-    """The body, decompressed, refused once it passes ``limit`` bytes or the deadline."""
+def _read_body(response: httpx.Response, limit: int, deadline: float, sink: BinaryIO | None = None) -> bytes:
+    """The body, decompressed, refused once it passes ``limit`` bytes or the deadline. With a
+    ``sink``, the body is written there as it arrives (never held whole) and b"" is returned."""
     url = response.request.url
 
     def too_large() -> OutboundError:
@@ -240,24 +249,30 @@ def _read_body(response: httpx.Response, limit: int, deadline: float) -> bytes:
     else:
         raise OutboundError("bad_response", f"{url} answered in an encoding that was not asked for ({encoding})")
     body = bytearray()
+    size = 0  # decompressed bytes so far, kept or written
     received = 0
     try:
         for chunk in response.iter_raw():
             received += len(chunk)
             if inflater is None:
                 body += chunk
+                size += len(chunk)
             else:
                 # Inflate no more than one byte past the cap at a time: a few kilobytes of gzip can
                 # stand for gigabytes.
                 while True:
-                    room = limit + 1 - len(body)
+                    room = limit + 1 - size
                     out = inflater.decompress(chunk, room)
                     body += out
+                    size += len(out)
                     chunk = inflater.unconsumed_tail
-                    if len(body) > limit or (not chunk and len(out) < room):
+                    if size > limit or (not chunk and len(out) < room):
                         break
-            if len(body) > limit or received > limit:
+            if size > limit or received > limit:
                 raise too_large()
+            if sink is not None:
+                sink.write(body)
+                body.clear()
             if time.monotonic() > deadline:
                 raise OutboundError("timeout", f"{url} did not finish answering in time")
     except zlib.error as err:

@@ -1,13 +1,17 @@
 """``cms/v2/media`` (cms-api.md 2.16 and scenarios 139-160, 172): uploads by raw body and by
 multipart form, the reference's errors, what an attachment shows, listings and their filters,
 updates, and deletes that take the files with the row. Every refused upload leaves no file and
-no row behind."""
+no row behind.
+
+Every test runs twice per database: with the uploads folder, and with an S3-compatible bucket
+(moto on loopback, tests/s3fixtures.py) as the site's storage; files are checked where the
+storage keeps them."""
 
 from __future__ import annotations
 
 import hashlib
 import io
-from pathlib import Path
+import secrets
 
 import pytest
 from content_support import context
@@ -15,6 +19,7 @@ from PIL import Image
 
 from calpress.content import items as item_service
 from calpress.media.attachments import METADATA_KEY
+from calpress.media.storage import LocalStorage
 
 MEDIA = "/cms/v2/media"
 
@@ -45,16 +50,52 @@ def form_upload(client, user, data: bytes, name: str, fields: dict[str, str] | N
     return client.post(MEDIA, user=user, body=parts, headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
 
 
+@pytest.fixture(params=["local", "s3"])
+def storage_kind(request) -> str:
+    return request.param
+
+
+@pytest.fixture()
+def settings(settings, storage_kind, request):
+    """The app's settings, with a bucket of its own (a fresh prefix) on the S3 leg."""
+    if storage_kind == "local":
+        return settings
+    server = request.getfixturevalue("s3_server")
+    return settings.with_overrides(
+        s3_bucket="media", s3_endpoint=server.endpoint, s3_access_key=server.access_key,
+        s3_secret_key=server.secret_key, s3_prefix=f"t{secrets.token_hex(4)}",
+        outbound_allow=f"127.0.0.1:{server.port}",
+    )
+
+
 def stored_files(app) -> list[str]:
-    root = Path(app.settings.uploads_dir)
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    """Every file the site's storage holds (the uploads folder, or the site's part of the bucket)."""
+    return sorted(app.site.storage.keys())
+
+
+def download(app, client, url: str) -> bytes:
+    """The file at ``url``: through the site's uploads page for local files (which serves
+    them), straight from the bucket for S3 ones (the bucket serves them, not the site)."""
+    storage = app.site.storage
+    if isinstance(storage, LocalStorage):
+        response = client.get(url.replace("http://example.test", ""))
+        assert response.status_code == 200, url
+        return response.content
+    key = storage.key_of(url)
+    assert key is not None, url
+    with storage.open(key) as stream:
+        return stream.read()
+
+
+def is_stored_address(app, url: str) -> bool:
+    return app.site.storage.key_of(url) is not None and url.startswith("http")
 
 
 def attachment_count(client, admin) -> int:
     return int(client.get(MEDIA, user=admin, params={"status": "inherit,private,trash"}).headers["x-wp-total"])
 
 
-def test_raw_upload_as_the_reference(client, accounts):
+def test_raw_upload_as_the_reference(app, client, accounts, storage_kind):
     response = raw_upload(client, accounts["author"], image_bytes(), "canola.jpg")
     assert response.status_code == 201, response.json
     body = response.json
@@ -62,18 +103,21 @@ def test_raw_upload_as_the_reference(client, accounts):
     assert response.headers["location"].endswith(f"{MEDIA}/{body['id']}")
     assert (body["media_type"], body["mime_type"], body["status"], body["type"]) == ("image", "image/jpeg", "inherit", "attachment")
     assert body["source_url"].endswith("canola.jpg") and body["title"]["raw"] == "canola"
+    # Where the file is: the site's uploads address, or the bucket's (the S3 leg).
+    assert body["source_url"].startswith("http://example.test/wp-content/uploads/") == (storage_kind == "local")
+    assert body["source_url"].startswith("http://127.0.0.1:") == (storage_kind == "s3")
     assert body["guid"]["raw"] == body["source_url"] and body["post"] is None
     details = body["media_details"]
     assert (details["width"], details["height"]) == (640, 480)
     for size in ("thumbnail", "medium", "full"):
-        assert details["sizes"][size]["source_url"].startswith("http://example.test/wp-content/uploads/")
+        assert is_stored_address(app, details["sizes"][size]["source_url"])
         assert details["sizes"][size]["mime_type"] == "image/jpeg"
     assert (details["sizes"]["thumbnail"]["width"], details["sizes"]["thumbnail"]["height"]) == (150, 150)
     assert "password" not in body and body["missing_image_sizes"] == []
     # the stored files open as what they claim
-    thumb = client.get(details["sizes"]["thumbnail"]["source_url"].replace("http://example.test", ""))
-    assert Image.open(io.BytesIO(thumb.content)).size == (150, 150)
-    assert client.get(body["source_url"].replace("http://example.test", "")).content == image_bytes()
+    thumb = download(app, client, details["sizes"]["thumbnail"]["source_url"])
+    assert Image.open(io.BytesIO(thumb)).size == (150, 150)
+    assert download(app, client, body["source_url"]) == image_bytes()
 
 
 def test_multipart_upload_with_fields(client, admin):
@@ -237,8 +281,8 @@ def test_post_process_makes_the_missing_sizes(app, client, accounts):
     done = client.post(f"{MEDIA}/{created['id']}/post-process", user=author, json={"action": "create-image-subsizes"})
     assert done.status_code == 200, done.json
     assert done.json["missing_image_sizes"] == [] and {"thumbnail", "large"} <= set(done.json["media_details"]["sizes"])
-    thumb = client.get(done.json["media_details"]["sizes"]["thumbnail"]["source_url"].replace("http://example.test", ""))
-    assert Image.open(io.BytesIO(thumb.content)).size == (150, 150)
+    thumb = download(app, client, done.json["media_details"]["sizes"]["thumbnail"]["source_url"])
+    assert Image.open(io.BytesIO(thumb)).size == (150, 150)
     assert client.post(f"{MEDIA}/{created['id']}/post-process", user=accounts["contributor"],
                        json={"action": "create-image-subsizes"}).status_code == 403
 
@@ -255,8 +299,8 @@ def quadrants(size: tuple[int, int] = (200, 100)) -> bytes:
     return buffer.getvalue()
 
 
-def opened(client, url: str) -> Image.Image:
-    return Image.open(io.BytesIO(client.get(url.replace("http://example.test", "")).content)).convert("RGB")
+def opened(app, client, url: str) -> Image.Image:
+    return Image.open(io.BytesIO(download(app, client, url))).convert("RGB")
 
 
 def test_edit_rotates_into_a_new_attachment(app, client, admin):
@@ -270,10 +314,10 @@ def test_edit_rotates_into_a_new_attachment(app, client, admin):
     assert response.headers["x-wp-upload-attachment-id"] == str(edited["id"])
     assert edited["source_url"].endswith("rec-edited.png") and edited["title"]["rendered"] == "rec"
     assert edited["alt_text"] == "Two colours" and edited["post"] is None
-    image = opened(client, edited["source_url"])
+    image = opened(app, client, edited["source_url"])
     assert image.size == (100, 200)
     assert image.getpixel((50, 10)) == (255, 0, 0) and image.getpixel((50, 190)) == (0, 0, 255)  # clockwise: left half on top
-    assert opened(client, original["source_url"]).size == (200, 100)  # the original is unchanged
+    assert opened(app, client, original["source_url"]).size == (200, 100)  # the original is unchanged
     with app.site.read() as conn:
         stored = item_service.get_item(conn, edited["id"]).meta[METADATA_KEY]
     assert stored["parent_image"] == {"attachment_id": original["id"], "file": original["media_details"]["file"]}
@@ -282,7 +326,7 @@ def test_edit_rotates_into_a_new_attachment(app, client, admin):
     assert again.status_code == 201 and again.json["source_url"].endswith("rec-edited-1.png")
 
 
-def test_edit_crops_and_flips(client, admin):
+def test_edit_crops_and_flips(app, client, admin):
     original = raw_upload(client, admin, quadrants(), "pair.png", "image/png").json
     cropped = client.post(f"{MEDIA}/{original['id']}/edit", user=admin, json={
         "src": original["source_url"], "modifiers": [
@@ -290,11 +334,11 @@ def test_edit_crops_and_flips(client, admin):
             {"type": "crop", "args": {"left": 0, "top": 0, "width": 50, "height": 100}},
         ]})
     assert cropped.status_code == 201, cropped.json
-    image = opened(client, cropped.json["source_url"])
+    image = opened(app, client, cropped.json["source_url"])
     assert image.size == (100, 100) and image.getpixel((50, 50)) == (0, 0, 255)  # flipped: blue came left
     deprecated = client.post(f"{MEDIA}/{original['id']}/edit", user=admin,
                              json={"src": original["source_url"], "x": 50, "y": 0, "width": 50, "height": 50})
-    assert deprecated.status_code == 201 and opened(client, deprecated.json["source_url"]).size == (100, 50)
+    assert deprecated.status_code == 201 and opened(app, client, deprecated.json["source_url"]).size == (100, 50)
 
 
 @pytest.mark.parametrize(
@@ -349,7 +393,7 @@ def test_a_large_raw_upload_is_spooled_and_stored_whole(app, client, admin):
     assert response.status_code == 201, response.json
     assert (response.json["media_type"], response.json["mime_type"]) == ("file", "video/mp4")
     assert response.json["media_details"]["filesize"] == len(data)
-    assert client.get(response.json["source_url"].replace("http://example.test", "")).content == data
+    assert download(app, client, response.json["source_url"]) == data
     form = form_upload(client, admin, data, "second.mp4")
     assert form.status_code == 201 and form.json["media_details"]["filesize"] == len(data)
 
@@ -400,3 +444,24 @@ def test_the_site_may_allow_more_types_but_never_active_content(app, client, adm
     assert allowed.json["mime_type"] == "application/x-survey"
     svg = raw_upload(client, admin, b"<svg xmlns='http://www.w3.org/2000/svg'/>", "logo.svg", "image/svg+xml")
     assert svg.status_code == 500 and svg.json["code"] == "rest_upload_sideload_error"
+
+
+def test_an_image_given_by_the_address_of_a_stored_file_is_that_attachment(app, client, admin):
+    """A venue's ``image`` given as the address of a file the site stores (the scaled full size,
+    the original upload, a sub-size) is that attachment, on either storage: nothing is
+    downloaded or stored again."""
+    big = raw_upload(client, admin, image_bytes(size=(3000, 2000)), "huge.jpg").json
+    assert big["source_url"].endswith("/huge-scaled.jpg")
+    files = stored_files(app)
+    addresses = [big["source_url"], big["source_url"].replace("-scaled", ""),
+                 big["media_details"]["sizes"]["thumbnail"]["source_url"], big["source_url"] + "?ver=2"]
+    for number, url in enumerate(addresses):
+        response = client.post("/cal/events/v1/venues", user=admin, json={"venue": f"Hall {number}", "image": url})
+        assert response.status_code == 201, response.json
+        assert response.json["image"]["id"] == big["id"], url
+    assert attachment_count(client, admin) == 1 and stored_files(app) == files
+    unknown = big["source_url"].replace("huge-scaled", "never-uploaded")
+    refused = client.post("/cal/events/v1/venues", user=admin, json={"venue": "Hall x", "image": unknown})
+    # Not a stored file: fetched as any address would be, and nothing is there to fetch.
+    assert refused.status_code == 400 and refused.json["code"] == "rest_invalid_param", refused.json
+    assert attachment_count(client, admin) == 1

@@ -1,5 +1,5 @@
 """The S3-compatible storage (calpress/media/s3.py) against a real S3 server on loopback: moto in
-server mode, started as a subprocess for the module, with authentication on (so that the
+server mode (``s3_server``, tests/s3fixtures.py), with authentication on (so that the
 signatures are checked, and a wrong secret is refused as by AWS).
 
 Every request goes through calpress.net's guarded client: the storage's policy allow-lists the
@@ -8,110 +8,20 @@ server's address and port, as ``CALPRESS_OUTBOUND_ALLOW=127.0.0.1:<port>`` would
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
-import os
-import re
 import secrets
-import socket
-import subprocess
-import sys
-import time
+import tempfile
+import tracemalloc
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from urllib.parse import urlencode
 
 import pytest
 
 pytest.importorskip("moto.server", reason="moto[server] is not installed (pip install -e '.[test]')")
 
-from appfixtures import stop_process  # noqa: E402
-
 from calpress import net  # noqa: E402
 from calpress.config import load_settings  # noqa: E402
-from calpress.media.s3 import S3Error, S3Storage, sign_v4  # noqa: E402
+from calpress.media.s3 import S3Error, S3Storage  # noqa: E402
 from calpress.media.storage import InvalidKey, LocalStorage, build_storage  # noqa: E402
-
-# moto accepts this many requests without checking them: the IAM calls that create the user, its
-# policy and its keys. Every request after them must be signed with those keys.
-_BOOTSTRAP_REQUESTS = 3
-
-
-@dataclass
-class S3Server:
-    endpoint: str
-    port: int
-    access_key: str
-    secret_key: str
-
-    @property
-    def policy(self) -> net.NetPolicy:
-        return net.NetPolicy(allow=(f"127.0.0.1:{self.port}",), timeout=30.0, max_bytes=64 * 1024 * 1024)
-
-    def storage(self, bucket: str = "media", **kwargs) -> S3Storage:
-        options = {"access_key": self.access_key, "secret_key": self.secret_key, "policy": self.policy} | kwargs
-        return S3Storage(bucket=bucket, endpoint=self.endpoint, **options)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _iam(client: net.Client, endpoint: str, host: str, **params: str) -> str:
-    """One IAM query call (moto routes it by the signature's service), signed with dummy keys:
-    moto does not check the first requests."""
-    body = urlencode({**params, "Version": "2010-05-08"}).encode()
-    headers = sign_v4(
-        "POST", host, "/", {"content-type": "application/x-www-form-urlencoded"}, hashlib.sha256(body).hexdigest(),
-        access_key="AKIABOOTSTRAP0000000", secret_key="bootstrap", region="us-east-1",
-        now=datetime.now(UTC), service="iam",
-    )
-    answer = client.request("POST", endpoint + "/", headers=headers, content=body)
-    assert answer.status == 200, answer.content
-    return answer.content.decode()
-
-
-@pytest.fixture(scope="module")
-def s3_server() -> Iterator[S3Server]:
-    port = _free_port()
-    env = dict(os.environ, INITIAL_NO_AUTH_ACTION_COUNT=str(_BOOTSTRAP_REQUESTS), MOTO_ALLOW_NONEXISTENT_REGION="1")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("moto server did not start")
-                time.sleep(0.1)
-        endpoint = f"http://127.0.0.1:{port}"
-        policy = net.NetPolicy(allow=(f"127.0.0.1:{port}",))
-        with net.Client(policy) as client:
-            host = f"127.0.0.1:{port}"
-            _iam(client, endpoint, host, Action="CreateUser", UserName="calpress")
-            document = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
-            _iam(client, endpoint, host, Action="PutUserPolicy", UserName="calpress", PolicyName="s3",
-                 PolicyDocument=json.dumps(document))
-            created = _iam(client, endpoint, host, Action="CreateAccessKey", UserName="calpress")
-        access_key = re.search(r"<AccessKeyId>([^<]+)</AccessKeyId>", created).group(1)
-        secret_key = re.search(r"<SecretAccessKey>([^<]+)</SecretAccessKey>", created).group(1)
-        server = S3Server(endpoint, port, access_key, secret_key)
-        storage = server.storage()
-        storage.create_bucket()
-        storage.create_bucket()  # already ours: fine
-        storage.close()
-        yield server
-    finally:
-        stop_process(process)
 
 
 @pytest.fixture()
@@ -326,3 +236,62 @@ def test_an_attachment_and_its_sub_sizes_go_to_the_bucket(app, storage):
     folder = key.rsplit("/", 1)[0]
     for size in sizes.values():
         assert storage.size(f"{folder}/{size['file']}") == size["filesize"]
+
+
+def test_large_files_stream_both_ways_without_sitting_in_memory(storage):
+    """put_file sends a spooled upload in slices; open downloads into a temporary file that
+    goes to disk past 8 MB. Python's allocations stay far below the file's size both ways."""
+    size = 24 * 1024 * 1024
+    with tempfile.TemporaryFile() as source:
+        block = secrets.token_bytes(1024 * 1024)
+        for _ in range(size // len(block)):
+            source.write(block)
+        source.seek(0)
+        tracemalloc.start()
+        try:
+            storage.put_file("2026/04/big.bin", source, overwrite=False)
+            _, put_peak = tracemalloc.get_traced_memory()
+            tracemalloc.reset_peak()
+            with storage.open("2026/04/big.bin") as stream:
+                _, open_peak = tracemalloc.get_traced_memory()
+                assert getattr(stream, "_rolled", True)  # on disk, not in memory
+                source.seek(0)
+                for _ in range(size // len(block)):
+                    assert stream.read(len(block)) == source.read(len(block))
+                assert stream.read() == b""
+        finally:
+            tracemalloc.stop()
+    assert storage.size("2026/04/big.bin") == size
+    assert put_peak < 8 * 1024 * 1024, put_peak
+    assert open_peak < 12 * 1024 * 1024, open_peak
+    # The conditional write holds for streams too.
+    with pytest.raises(FileExistsError):
+        storage.put_file("2026/04/big.bin", io.BytesIO(b"other"), overwrite=False)
+    assert storage.size("2026/04/big.bin") == size
+    # A small object stays in memory.
+    storage.put_file("2026/04/small.bin", io.BytesIO(b"tiny"))
+    with storage.open("2026/04/small.bin") as stream:
+        assert stream.read() == b"tiny"
+
+
+def test_keys_lists_what_is_stored_under_the_prefix(s3_server, storage):
+    for key in ["2026/05/a.jpg", "2026/05/a-150x150.jpg", "2026/06/b é.png", "other.txt"]:
+        storage.put(key, b"x")
+    assert sorted(storage.keys()) == ["2026/05/a-150x150.jpg", "2026/05/a.jpg", "2026/06/b é.png", "other.txt"]
+    assert sorted(storage.keys("2026/05/")) == ["2026/05/a-150x150.jpg", "2026/05/a.jpg"]
+    assert list(storage.keys("2027/")) == []
+    # Another storage's prefix is not listed.
+    neighbour = s3_server.storage(prefix=storage.prefix + "-next")
+    neighbour.put("n.txt", b"n")
+    assert "n.txt" not in set(storage.keys()) and list(neighbour.keys()) == ["n.txt"]
+
+
+def test_key_of_reads_an_address_back(s3_server, storage):
+    for key in ["2026/01/a b.jpg", "2026/01/été ☃.png", "x/100%+done.txt"]:
+        assert storage.key_of(storage.url(key)) == key
+        assert storage.key_of(storage.url(key) + "?ver=2#top") == key
+    cdn = s3_server.storage(public_url="https://cdn.example.test/files", prefix="site1")
+    assert cdn.key_of("https://cdn.example.test/files/site1/2026/01/a.jpg") == "2026/01/a.jpg"
+    for foreign in ["https://cdn.example.test/files/site2/a.jpg", "https://elsewhere.test/files/site1/a.jpg",
+                    "https://cdn.example.test/files/site1/../x.jpg", "https://cdn.example.test/files/site1/"]:
+        assert cdn.key_of(foreign) is None

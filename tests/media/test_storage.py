@@ -140,6 +140,27 @@ def test_local_files_are_where_the_keys_say(tmp_path):
     assert sorted(p.name for p in (tmp_path / "uploads" / "2026" / "01").iterdir()) == ["poster-1.png", "poster.png"]
 
 
+def test_local_keys_and_addresses_read_back(tmp_path):
+    storage = LocalStorage(tmp_path / "uploads")
+    assert list(storage.keys()) == []  # no folder yet
+    for key in ["2026/01/a.png", "2026/01/a-150x150.png", "2026/02/b é.jpg"]:
+        storage.put(key, b"x")
+    (tmp_path / "uploads" / "2026" / "01" / ".c.png.1.ab.part").write_bytes(b"half")  # a write under way
+    assert sorted(storage.keys()) == ["2026/01/a-150x150.png", "2026/01/a.png", "2026/02/b é.jpg"]
+    assert sorted(storage.keys("2026/02/")) == ["2026/02/b é.jpg"]
+    for key in ["2026/01/a.png", "2026/02/b é.jpg", "x/100%+done.txt"]:
+        assert storage.key_of(storage.url(key)) == key
+        assert storage.key_of("http://example.test" + storage.url(key) + "?v=1") == key
+    assert storage.key_of("http://example.test/blog/wp-content/uploads/2026/01/a.png") == "2026/01/a.png"
+    for foreign in ["http://example.test/files/a.png", "http://example.test/wp-content/uploads/../x",
+                    "http://example.test/wp-content/uploads/"]:
+        assert storage.key_of(foreign) is None
+    cdn = LocalStorage(tmp_path / "uploads", "https://cdn.example.test/m/")
+    assert cdn.key_of("https://cdn.example.test/m/2026/01/a.png") == "2026/01/a.png"
+    assert cdn.key_of("https://other.test/m/2026/01/a.png") is None
+    assert cdn.key_of("https://cdn.example.test/x/m/2026/01/a.png") is None
+
+
 def test_local_links_out_of_the_folder_count_as_missing(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -97,6 +97,8 @@ class MediaSchema(ContentSchema):
                              "readonly": True}
         props["filesize"] = {"description": "Attachment file size in bytes.", "type": "integer", "context": ["view", "edit"],
                              "readonly": True}
+        props["exif_orientation"] = {"description": "The EXIF orientation of the image file (1 when it has none: the file "
+                                     "stored is upright).", "type": "integer", "context": ["view", "edit"], "readonly": True}
         return schema
 
     def collection_args(self) -> dict[str, dict[str, Any]]:
@@ -182,6 +184,28 @@ def _keep(value: Any, request: RestRequest, name: str) -> Any:
     return value
 
 
+def _orientation(metadata: Any) -> int:
+    """The image's EXIF orientation as the reference reports it: ``image_meta.orientation`` when
+    it is a number above 0, else 1."""
+    image_meta = metadata.get("image_meta") if isinstance(metadata, dict) else None
+    try:
+        value = int((image_meta or {}).get("orientation") or 0)
+    except (TypeError, ValueError):
+        value = 0
+    return value if value > 0 else 1
+
+
+def _check_featured_media(request: RestRequest, mime: str) -> None:
+    """Only audio and video files may have a featured image (the reference's post thumbnails on
+    ``attachment:audio`` and ``attachment:video``): any ``featured_media`` on another is a 400."""
+    if request.get_param("featured_media") is not None and mime.split("/", 1)[0] not in ("audio", "video"):
+        raise RestError(
+            "rest_no_featured_media",
+            f"This site does not support post thumbnails on attachments with MIME type {mime}.",
+            status=400,
+        )
+
+
 class MediaRepresentation(ContentRepresentation):
     """The content representation plus the media fields, in the reference's order."""
 
@@ -230,6 +254,8 @@ class MediaRepresentation(ContentRepresentation):
             data["filename"] = key.rsplit("/", 1)[-1] if key else ""
         if want("filesize"):
             data["filesize"] = metadata.get("filesize") if isinstance(metadata, dict) else None
+        if want("exif_orientation") and is_image:
+            data["exif_orientation"] = _orientation(metadata)
         if links and (wants_field(request, "_links") or wants_field(request, "_embedded")):
             data["_links"] = self.links(request, item, related, context_name)
         return data
@@ -335,6 +361,8 @@ class MediaController(ContentController):
     # -- writing --------------------------------------------------------------------------------
 
     def changes_from(self, request: RestRequest, item: Item | None) -> ItemChanges:
+        if item is not None:
+            _check_featured_media(request, item.mime_type)
         changes = super().changes_from(request, item)
         params = request.params
         caption = _text_or_raw(params.get("caption"))
@@ -399,6 +427,7 @@ class MediaController(ContentController):
         except uploads.UploadRejected as err:
             failure = err.for_multipart() if multipart else err
             raise RestError(failure.code, failure.message, status=failure.status) from None
+        _check_featured_media(request, file_type.mime)
         changes = self.changes_from(request, None)  # every other argument checked before a byte is stored
         if changes.title is None:
             changes.title = Path(given_name.replace("\\", "/")).stem or Path(file_type.proper_name).stem

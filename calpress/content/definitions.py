@@ -63,6 +63,9 @@ def register(registry: ContentRegistry) -> None:
     registry.add_type(
         ContentType(
             "attachment", "media", "Media", "Media", builtin=True, supports=frozenset({"title", "author", "comments"}),
+            # The reference's fixed REST schema for attachments: meta and featured_media whatever
+            # the type supports (featured_media is writable for audio and video files only).
+            rest_features=frozenset({"title", "author", "comments", "revisions", "custom-fields", "thumbnail"}),
             caps=type_caps("post", "posts", create_posts="upload_files"), permalink="attachment",
             icon="dashicons-admin-media", default_status="inherit", show_ui=True, show_in_nav_menus=False,
             # Deleting media bypasses the trash (the reference's MEDIA_TRASH is off), and the

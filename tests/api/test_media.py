@@ -465,3 +465,31 @@ def test_an_image_given_by_the_address_of_a_stored_file_is_that_attachment(app, 
     # Not a stored file: fetched as any address would be, and nothing is there to fetch.
     assert refused.status_code == 400 and refused.json["code"] == "rest_invalid_param", refused.json
     assert attachment_count(client, admin) == 1
+
+
+def test_meta_featured_media_and_exif_orientation(app, client, admin):
+    """The reference's fixed attachment schema: ``meta`` and ``featured_media`` on every media
+    item, ``exif_orientation`` on images; only audio and video files may have a featured image."""
+    photo = raw_upload(client, admin, image_bytes(), "photo.jpg").json
+    assert photo["featured_media"] == 0 and isinstance(photo["meta"], dict)
+    assert photo["exif_orientation"] == 1
+    schema = client.request("OPTIONS", MEDIA).json["schema"]["properties"]
+    assert {"meta", "featured_media", "exif_orientation"} <= set(schema)
+    assert client.get(f"{MEDIA}/{photo['id']}").json["exif_orientation"] == 1
+
+    files, rows = stored_files(app), attachment_count(client, admin)
+    refused = form_upload(client, admin, image_bytes(), "poster.jpg", {"featured_media": str(photo["id"])})
+    assert refused.status_code == 400 and refused.json["code"] == "rest_no_featured_media", refused.json
+    assert refused.json["message"] == "This site does not support post thumbnails on attachments with MIME type image/jpeg."
+    assert stored_files(app) == files and attachment_count(client, admin) == rows
+    update = client.post(f"{MEDIA}/{photo['id']}", user=admin, json={"featured_media": 0})
+    assert update.status_code == 400 and update.json["code"] == "rest_no_featured_media"
+
+    clip = form_upload(client, admin, mp4_bytes(4096), "clip.mp4", {"featured_media": str(photo["id"])})
+    assert clip.status_code == 201, clip.json
+    assert clip.json["featured_media"] == photo["id"] and "exif_orientation" not in clip.json
+    assert clip.json["_links"]["wp:featuredmedia"][0]["href"].endswith(f"{MEDIA}/{photo['id']}")
+    unset = client.post(f"{MEDIA}/{clip.json['id']}", user=admin, json={"featured_media": 0})
+    assert unset.status_code == 200 and unset.json["featured_media"] == 0
+    wrong = client.post(f"{MEDIA}/{clip.json['id']}", user=admin, json={"featured_media": 999999})
+    assert wrong.status_code == 400 and wrong.json["code"] == "rest_invalid_featured_media"

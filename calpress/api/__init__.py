@@ -21,6 +21,7 @@ from . import (
     cms_site,
     cms_terms,
     cms_users,
+    oembed,
     root,
 )
 from .base import Api
@@ -40,6 +41,7 @@ NAMESPACES: dict[str, str] = {
 # The modules whose routes the service answers, in route-index order.
 MODULES = (
     root,
+    oembed,
     cal_events,
     cal_terms,
     cal_views,

@@ -7,7 +7,10 @@
   back): events (date and time in the event's zone, venue with address and map link, organizers,
   cost, terms, description, image, previous and next event, add-to-calendar links, JSON-LD; its
   ``?ical=1`` export), venues and organizers with their upcoming events, posts, pages and
-  attachments; category, tag and author archives, the front page and search results.
+  attachments; category, tag and author archives, the front page and search results;
+* the embed page of every item anyone may see (``<link>embed/``, or ``&embed=true`` when the
+  link has a query): what the frame of an oEmbed answer shows (:mod:`calpress.embed`), small,
+  self-contained and framable by any site.
 
 Who sees what is the one read rule (:mod:`calpress.content.permissions`): visitors see what is
 published; a logged-in user (the login cookie, as the reference's front end) also what they may
@@ -22,10 +25,12 @@ by the content counter every write bumps, as the REST answer cache is.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import hashlib
 import hmac
 import html
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +48,7 @@ from ..compat.formatting import strip_all_tags
 from ..content import archives, permissions, public, rendering
 from ..content import items as item_service
 from ..content.items import Context, Item
+from ..embed import local as embeds
 from ..media import attachments
 from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
@@ -62,11 +68,21 @@ POSTPASS_COOKIE = "wp-postpass_calpress"
 PUBLIC_QUERY_VARS = frozenset({
     "p", "page_id", "attachment_id", "cat", "tag", "author", "author_name", "s", "name", "pagename", "category_name",
     "post_type", "paged", "eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search", "ical",
-    "cal_events", "cal_venue", "cal_organizer", "cal_events_cat", "preview",
+    "cal_events", "cal_venue", "cal_organizer", "cal_events_cat", "preview", "embed",
 })
 CALENDAR_ROOT_VARS = frozenset({"eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search"})
 LINKED_UPCOMING = 10
 PAGE_CACHE_BYTES = 32 * 1024 * 1024
+# An embed page's address: the item's own with ``embed/`` after it (or ``?embed=...``).
+_EMBED_PATH = re.compile(r"(.*/)embed/?")
+EMBED_EXCERPT_WORDS = 35  # the reference's wp_embed_excerpt_length
+# Embed pages are framed by other sites (no frame-ancestors, no X-Frame-Options) and run one
+# inline script, allowed by its hash.
+EMBED_POLICY = (
+    "default-src 'none'; img-src 'self' https: http: data:; style-src 'unsafe-inline'; "
+    f"script-src 'sha256-{base64.b64encode(hashlib.sha256(embeds.FRAME_SCRIPT.encode()).digest()).decode()}'; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 
 def asset_version(name: str) -> str:
@@ -175,6 +191,10 @@ class PublicSite:
         try:
             if path == "/events" or path.startswith("/events/") or (path == "/" and self._calendar_root(query)):
                 return self.calendar(req, who)
+            embedded = _embed_address(path, query)
+            if embedded is not None:
+                with self.site.read() as conn:
+                    return self.embed_page(who, public.resolve(conn, who.ctx, *embedded))
             ical = False
             if path.rstrip("/").endswith("/ical") and path.startswith(("/event/", "/venue/", "/organizer/")):
                 path, ical = path.rstrip("/")[: -len("/ical")] + "/", True
@@ -258,7 +278,7 @@ class PublicSite:
         if item_url and self.has_oembed:
             for kind, mime in (("json", "application/json+oembed"), ("xml", "text/xml+oembed")):
                 href = self.rest_link(who, "oembed.embed", {"url": item_url, **({"format": "xml"} if kind == "xml" else {})})
-                all_links.append({"rel": "alternate", "type": mime, "title": title, "href": href})
+                all_links.append({"rel": "alternate", "type": mime, "title": f"oEmbed ({kind.upper()})", "href": href})
         link_header = [f'<{rest_root}>; rel="https://api.w.org/"']
         for link in all_links:
             if link.get("type") == "application/json":
@@ -310,6 +330,60 @@ class PublicSite:
     def password_form(self, who: Requester, item: Item, url: str) -> str:
         wrong = bool(who.postpass)
         return templates.get_template("site/password.html").render(action=url, item_id=item.id, wrong=wrong)
+
+    # -- embeds ---------------------------------------------------------------------------------
+
+    def embed_page(self, who: Requester, target: public.Target | None) -> Answer:
+        """The small page an oEmbed frame shows: title, excerpt, picture, the site's name, links
+        to the item. Only for items anyone may embed (a 404 embed page otherwise, whoever asks);
+        a protected item shows neither excerpt nor picture."""
+        ctx = who.ctx
+        item_id = 0
+        if target is not None and target.kind == "item":
+            item_id = target.item_id
+        elif target is not None and target.kind == "front" and ctx.options.get("show_on_front") == "page":
+            item_id = int(ctx.options.get("page_on_front") or 0)
+        with self.site.read() as conn:
+            item = item_service.get_item(conn, item_id) if item_id > 0 else None
+            if item is None or not embeds.is_embeddable(conn, ctx, item):
+                return self._embed_answer(who, 404)
+            picture = None if item.password else embeds.thumbnail(conn, ctx, item, embeds.DEFAULT_WIDTH)
+        image = None
+        if picture is not None:
+            source, width, height = picture
+            image = {"url": source, "width": width, "height": height,
+                     "shape": "rectangular" if height and width / height >= 1.75 else "square"}
+        locked = bool(item.password)
+        return self._embed_answer(
+            who, 200, found=True, title=embeds.oembed_title(item), url=item_service.permalink(ctx, item), image=image,
+            locked=locked, detail="" if locked else self._embed_detail(who, item), item_class=f"type-{item.type}",
+            excerpt="" if locked else rendering.render_excerpt(item.excerpt, item.content, length=EMBED_EXCERPT_WORDS),
+        )
+
+    def _embed_detail(self, who: Requester, item: Item) -> str:
+        """An event's dates and venue, under its title."""
+        if item.type != cal.EVENT_TYPE:
+            return ""
+        with self.site.read() as conn:
+            loaded = cal.load_items(conn, who.ctx, [item])
+        card = Cards(who.ctx, loaded, cal_views.local_now(who.ctx).date(), lambda term: self.term_url(who, term)).event(item)
+        venue = f" \u00b7 {html.unescape(strip_all_tags(card.venue.name))}" if card.venue else ""
+        return html.unescape(strip_all_tags(card.schedule)) + venue
+
+    def _embed_answer(self, who: Requester, status: int, **context: Any) -> Answer:
+        options = who.ctx.options
+        body = templates.get_template("site/embed.html").render(
+            lang=str(options.get("WPLANG") or "en").replace("_", "-") or "en",
+            site_name=html.unescape(str(options.get("blogname") or "")), home=who.origin, script=embeds.FRAME_SCRIPT,
+            body_class="embed" if status == 200 else "embed error404", **{"found": False, **context},
+        )
+        headers = {
+            "Link": f'<{self.rest_root(who)}>; rel="https://api.w.org/"',
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "strict-origin-when-cross-origin",
+            "Content-Security-Policy": EMBED_POLICY,
+        }
+        return Answer(status, body.encode(), headers=headers)
 
     # -- the calendar ---------------------------------------------------------------------------
 
@@ -532,6 +606,15 @@ class PublicSite:
 class _Link:
     title: str
     url: str
+
+
+def _embed_address(path: str, query: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The item address (path, query) an embed page's address stands for, or None when it is not
+    one: ``/hello/embed/`` is ``/hello/``'s, ``/?p=5&embed=true`` is ``/?p=5``'s."""
+    if query.get("embed"):
+        return path, {key: value for key, value in query.items() if key != "embed"}
+    found = _EMBED_PATH.fullmatch(path)
+    return (found.group(1), query) if found else None
 
 
 def _with_query(url: str, args: dict[str, str]) -> str:

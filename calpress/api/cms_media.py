@@ -24,7 +24,6 @@ crops it (:mod:`calpress.media.editing`) into a new ``-edited`` attachment, the 
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -228,7 +227,7 @@ class MediaRepresentation(ContentRepresentation):
             description: dict[str, Any] = {}
             if context_name == "edit":
                 description["raw"] = item.content
-            description["rendered"] = self._description(item, source, metadata, key, storage, ctx.home)
+            description["rendered"] = attachments.attachment_html(item, storage, ctx.home)
             data["description"] = description
         if want("caption"):
             caption: dict[str, Any] = {}
@@ -294,24 +293,6 @@ class MediaRepresentation(ContentRepresentation):
         details["sizes"] = sizes
         details["image_meta"] = metadata.get("image_meta") or {}
         return details
-
-    @staticmethod
-    def _description(item: Item, source: str, metadata: Any, key: str, storage: Any, home: str) -> str:
-        """The reference's prepend_attachment: a linked medium-size image (or a link to the
-        file) before the rendered description."""
-        body = rendering.render_content(item.content) if item.content.strip() else ""
-        if item.mime_type.startswith("image/") and isinstance(metadata, dict):
-            medium = (metadata.get("sizes") or {}).get("medium")
-            folder = key.rsplit("/", 1)[0] + "/" if "/" in key else ""
-            src = absolute_url(storage.url(folder + medium["file"]), home) if medium else source
-            width = medium["width"] if medium else metadata.get("width")
-            height = medium["height"] if medium else metadata.get("height")
-            size = "medium" if medium else "full"
-            shown = (f'<img loading="lazy" decoding="async" width="{width}" height="{height}" src="{html.escape(src)}" '
-                     f'class="attachment-{size} size-{size}" alt="" />')
-        else:
-            shown = html.escape(Path(key).name or item.title)
-        return f"<p class=\"attachment\"><a href='{html.escape(source)}'>{shown}</a></p>\n" + body
 
 
 class MediaController(ContentController):

@@ -47,7 +47,9 @@ On purpose, unlike the reference:
 * Not resolved (None): date archives, post type archives, feeds, embeds, trackbacks, comment
   pages, attachment pages under their post (``/post/attachment/name/``), and the calendar's own
   views under ``/events/``, which another module answers. Page paths name pages (and items of
-  other hierarchical types), not attachments.
+  other hierarchical types); a one-segment page path also names an unattached attachment
+  (``/poster/``, as ``permalink`` writes it) when no page has it. Embed pages are read by the
+  pages module, which strips ``embed/`` first.
 """
 
 from __future__ import annotations
@@ -508,7 +510,8 @@ class _Lookup:
         reference's verbose page rule check: not an internal status)."""
         for item in self.by_path("page", path):
             status = self.ctx.registry.statuses.get(item.status)
-            if status is not None and not status.internal:
+            # An attachment's "inherit" is internal but not excluded from search: it claims too.
+            if status is not None and (not status.internal or item.status == "inherit"):
                 return True
         return False
 
@@ -525,13 +528,16 @@ class _Lookup:
         if parts is None:
             return []
         wanted = sorted(set().union(*parts))
-        stmt = sa.select(posts.c.id, posts.c.parent, posts.c.slug).where(
-            posts.c.type == type_name, posts.c.slug.in_(wanted)
+        # Unattached media live at page paths too (the reference's get_page_by_path looks for
+        # attachments beside the type asked for, which comes first).
+        types = [type_name] if len(parts) > 1 else [type_name, "attachment"]
+        stmt = sa.select(posts.c.id, posts.c.parent, posts.c.slug, posts.c.type).where(
+            posts.c.type.in_(types), posts.c.slug.in_(wanted)
         )
         rows = {row.id: row for row in self.conn.execute(stmt)}
         hits = [row.id for row in rows.values() if _ancestry_matches(row, rows, parts)]
         found = get_items(self.conn, hits)
-        return sorted(found.values(), key=self._rank)
+        return sorted(found.values(), key=lambda item: (item.type != type_name, *self._rank(item)))
 
     def by_slug(self, type_name: str, slug: str) -> list[Item]:
         """Items of a type with this slug, the likeliest first."""

@@ -16,6 +16,7 @@ the file's key in the storage (its path relative to the uploads folder) is ``_wp
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ import sqlalchemy as sa
 
 from .. import net
 from ..content import items as item_service
-from ..content.items import Context, now_utc, to_local
+from ..content import rendering
+from ..content.items import Context, Item, now_utc, to_local
 from ..content.slugs import sanitize_title
 from ..rest.errors import RestError
 from ..store.tables import posts
@@ -435,3 +437,26 @@ def create_missing_sizes(storage: Storage, meta: dict[str, Any], mime: str) -> d
                        "mime-type": IMAGE_FORMATS[fmt][0], "filesize": len(encoded)}
     metadata["sizes"] = {name: sizes[name] for name, *_ in SIZES if name in sizes}
     return metadata
+
+
+def attachment_html(item: Item, storage: Storage, home: str) -> str:
+    """An attachment's rendered description as the reference's prepend_attachment shows it (its
+    REST ``description.rendered`` and its page): the medium-size image (or, for another file,
+    its name) linked to the file, then the description."""
+    meta = item.meta
+    key = str(meta.get(FILE_KEY) or "")
+    source = absolute_url(storage.url(key), home) if key else item.guid
+    metadata = meta.get(METADATA_KEY)
+    body = rendering.render_content(item.content) if item.content.strip() else ""
+    if item.mime_type.startswith("image/") and isinstance(metadata, dict):
+        medium = (metadata.get("sizes") or {}).get("medium")
+        folder = key.rsplit("/", 1)[0] + "/" if "/" in key else ""
+        src = absolute_url(storage.url(folder + medium["file"]), home) if medium else source
+        width = medium["width"] if medium else metadata.get("width")
+        height = medium["height"] if medium else metadata.get("height")
+        size = "medium" if medium else "full"
+        shown = (f'<img loading="lazy" decoding="async" width="{width}" height="{height}" src="{html.escape(src)}" '
+                 f'class="attachment-{size} size-{size}" alt="" />')
+    else:
+        shown = html.escape(Path(key).name or item.title)
+    return f"<p class=\"attachment\"><a href='{html.escape(source)}'>{shown}</a></p>\n" + body

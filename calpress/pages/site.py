@@ -509,7 +509,12 @@ class PublicSite:
             image = attachments.image_objects(conn, ctx.home, [item.featured_media], storage=getattr(self.site, "storage", None)).get(
                 item.featured_media) if item.featured_media else None
         title = rendering.render_title(item.title).strip()
-        content = "" if locked else rendering.render_content(item.content).strip()
+        if locked:
+            content = ""
+        elif item.type == "attachment":  # the file itself before its description, as the reference
+            content = attachments.attachment_html(item, self.site.storage, ctx.home).strip()
+        else:
+            content = rendering.render_content(item.content).strip()
         content_type = ctx.registry.types.get(item.type)
         rest_base = getattr(content_type, "rest_base", "") if content_type else ""
         links = []

@@ -493,3 +493,27 @@ def test_meta_featured_media_and_exif_orientation(app, client, admin):
     assert unset.status_code == 200 and unset.json["featured_media"] == 0
     wrong = client.post(f"{MEDIA}/{clip.json['id']}", user=admin, json={"featured_media": 999999})
     assert wrong.status_code == 400 and wrong.json["code"] == "rest_invalid_featured_media"
+
+
+def test_the_link_of_an_unattached_file_is_its_page(app, client, admin):
+    """As the reference's get_attachment_link: /{name}/ under pretty permalinks for a file of no
+    post, and that address answers the attachment's page; an attached file keeps ?attachment_id=."""
+    from cal_support import set_option
+
+    set_option(app, "permalink_structure", "/%postname%/")
+    loose = raw_upload(client, admin, image_bytes(), "harbour.jpg").json
+    assert loose["link"] == "http://example.test/harbour/"
+    page = client.get("/harbour/")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert loose["source_url"] in page.text
+    post = client.post("/cms/v2/posts", user=admin, json={"title": "Trip", "status": "publish"}).json
+    attached = form_upload(client, admin, image_bytes(), "deck.jpg", {"post": str(post["id"])}).json
+    assert attached["link"] == f"http://example.test/?attachment_id={attached['id']}"
+    assert client.get("/", params={"attachment_id": attached["id"]}).status_code == 200
+    # Pages and files share their names (the reference's unique slugs): a page cannot take it.
+    page = client.post("/cms/v2/pages", user=admin, json={"title": "Harbour", "slug": "harbour", "status": "publish"}).json
+    assert page["slug"] == "harbour-2" and page["link"] == "http://example.test/harbour-2/"
+    assert loose["source_url"] in client.get("/harbour/").text
+    assert loose["source_url"] not in client.get("/harbour-2/").text
+    set_option(app, "permalink_structure", "")
+    assert client.get(f"{MEDIA}/{loose['id']}").json["link"] == f"http://example.test/?attachment_id={loose['id']}"

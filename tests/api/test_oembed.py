@@ -226,10 +226,12 @@ def test_thumbnails(app, client, admin):  # 227
     # 200 wide: the medium size (300x225, the same shape) scaled down
     small = embed(client, f"{HOME}/pictured/", maxwidth=200).json
     assert (small["thumbnail_url"], small["thumbnail_width"], small["thumbnail_height"]) == (sizes["medium"]["source_url"], 200, 150)
-    # an image attachment is its own thumbnail; its address is the ?attachment_id= form
+    # an image attachment is its own thumbnail; an unattached one's address is /{name}/
+    assert image["link"] == f"{HOME}/pic/"
     own = embed(client, image["link"]).json
     assert own["type"] == "rich" and own["thumbnail_url"] == image["source_url"]
-    assert f"{image['link']}&#038;embed=true#?secret=" in own["html"]
+    assert f"{image['link']}embed/#?secret=" in own["html"]
+    assert embed(client, f"{HOME}/?attachment_id={image['id']}").json["title"] == own["title"]
     # nor for a protected item (its page shows no picture either)
     make_item(app, title="Locked", slug="locked", password="pw", featured_media=image["id"])
     assert "thumbnail_url" not in embed(client, f"{HOME}/locked/").json

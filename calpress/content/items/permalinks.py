@@ -89,6 +89,13 @@ def permalink(
             return home + "/" + _trailing(path, structure.endswith("/"))
         return f"{home}/?page_id={item.id}"
     if item.type == "attachment":
+        # The reference's get_attachment_link: an unattached file has its page at /{name}/ under
+        # pretty permalinks. Kept in the ?attachment_id= form: attached files (the reference puts
+        # them under their parent's address) and the names the reference puts under attachment/
+        # (a number, a %category% structure), which public.resolve does not read back.
+        if structure and not item.parent and not leavename and not sample and item.slug:
+            if not item.slug.isdigit() and "%category%" not in structure:
+                return home + "/" + _trailing(item.slug, structure.endswith("/"))
         return f"{home}/?attachment_id={item.id}"
     if content_type is not None and not content_type.builtin:
         slug = uri if (content_type.hierarchical and uri is not None) else item.slug

@@ -9,6 +9,7 @@
     calpress seed-demo --events N [--seed S] [--batch B]
     calpress media import <file>... [--user=<id>] [--porcelain]
     calpress routes [--format=table|json]
+    calpress doctor [--format=table|json]
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     routes = commands.add_parser("routes", help="list every REST route with its methods, and the pages")
     routes.add_argument("--format", choices=("table", "json"), default="table")
     _global_options(routes)
+
+    doctor = commands.add_parser("doctor", help="run the site health checks against the configured site (exit 1 when one is critical)")
+    doctor.add_argument("--format", choices=("table", "json"), default="table")
+    _global_options(doctor)
 
     option = commands.add_parser("option", help="site options")
     option_commands = option.add_subparsers(dest="option_command", required=True)
@@ -356,6 +361,35 @@ def cmd_routes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """The site health checks (calpress/health/) against the configured site and database,
+    in this process, then the directory sizes. The database is not migrated first: the checks
+    report the state it is in. Exit code 1 when a check is critical."""
+    from . import health
+    from .app import build_site
+
+    site = build_site(_settings(args), upgrade=False)
+    try:
+        results = health.run_checks(site)
+        sizes = health.directory_sizes(site)
+    finally:
+        site.close()
+    if args.format == "json":
+        report = {"checks": [result.to_dict() for result in results], "directory_sizes": health.wire_sizes(sizes)}
+        print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
+    else:
+        test_width = max(len("check"), *(len(result.test) for result in results))
+        print(f"{'check':<{test_width}}  {'status':<11}  label")
+        for result in results:
+            print(f"{result.test:<{test_width}}  {result.status:<11}  {result.label}")
+        print()
+        name_width = max(len("directory"), *(len(name) for name in sizes))
+        print(f"{'directory':<{name_width}}  size")
+        for name, entry in sizes.items():
+            print(f"{name:<{name_width}}  {entry.debug if entry.raw else entry.size}")
+    return 1 if any(result.status == health.CRITICAL for result in results) else 0
+
+
 def _format_value(value: Any, fmt: str) -> str:
     if fmt == "json" or isinstance(value, (dict, list)):
         return orjson.dumps(value).decode()
@@ -379,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("seed-demo",): cmd_seed_demo,
         ("media", "import"): cmd_media_import,
         ("routes",): cmd_routes,
+        ("doctor",): cmd_doctor,
     }
     key: tuple[str, ...] = (args.command,)
     for attr in ("db_command", "user_command", "app_command", "option_command", "media_command"):

@@ -23,6 +23,7 @@ from . import (
     cms_users,
     oembed,
     root,
+    site_health,
 )
 from .base import Api
 
@@ -52,6 +53,7 @@ MODULES = (
     cms_app_passwords,
     cms_terms,
     cms_search,
+    site_health,
 )
 
 

@@ -85,6 +85,8 @@ META_CAPS: dict[str, Callable[..., list[str] | None]] = {
     "promote_user": lambda user, *args: ["promote_users"],
     "remove_user": lambda user, *args: ["remove_users"],
     "add_users": lambda user, *args: ["promote_users"],
+    # Site health (cms-api.md 5): whoever may install plugins, administrators on a single site.
+    "view_site_health_checks": lambda user, *args: ["install_plugins"],
     # Application passwords map to edit_user on their owner (cms-api.md 6.4).
     **{
         cap: _edit_user

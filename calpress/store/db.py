@@ -239,6 +239,37 @@ def current_revision(engine: sa.Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+def is_known_revision(revision: str, *, script_location: str | None = None) -> bool:
+    """Whether ``revision`` is one of this code's migrations (a newer calpress may have migrated
+    the database to one it does not know)."""
+    try:
+        return _script_directory(script_location).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
+def database_size(conn: sa.Connection) -> int:
+    """Bytes the site's data takes in the database, as the site health report counts them.
+
+    SQLite: the main database file's pages (``page_count * page_size``; the write-ahead log is
+    left out, it is folded back at checkpoints). PostgreSQL: the tables of the current schema
+    with their indexes and TOAST (``pg_total_relation_size``), rather than ``pg_database_size``:
+    one database may hold several sites (or test runs), each in a schema of its own.
+    """
+    if is_sqlite(conn):
+        pages = conn.exec_driver_sql("PRAGMA page_count").scalar() or 0
+        page_size = conn.exec_driver_sql("PRAGMA page_size").scalar() or 0
+        return int(pages) * int(page_size)
+    size = conn.execute(
+        sa.text(
+            "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+        )
+    ).scalar()
+    return int(size or 0)
+
+
 def _lock_key(conn: sa.Connection) -> int:
     """A 64-bit advisory lock key for migrating the current schema of this database.
 

@@ -11,6 +11,7 @@ from ..rest.index import RouteIndex
 from ..rest.registry import Registry
 from ..site import Site
 from . import (
+    cal_aggregator,
     cal_events,
     cal_terms,
     cal_views,
@@ -43,6 +44,7 @@ NAMESPACES: dict[str, str] = {
 MODULES = (
     root,
     oembed,
+    cal_aggregator,
     cal_events,
     cal_terms,
     cal_views,

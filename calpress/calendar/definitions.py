@@ -125,6 +125,14 @@ def register(registry: ContentRegistry) -> None:
     )
     for name in NON_REST_TYPES:
         registry.add_non_rest_type(name)
+    # Import records (calendar/imports.py): items of the service's own, never in REST or on the site.
+    registry.add_type(
+        ContentType(
+            "cal-ea-record", "", "Import records", "Import record", public=False, show_in_rest=False,
+            caps=type_caps("post", "posts", create_posts="manage_options"), can_trash=False,
+            revisions_route=False, autosaves_route=False, default_status="cal-ea-draft",
+        )
+    )
 
     registry.add_taxonomy(define_taxonomy(
         CATEGORY_TAXONOMY,

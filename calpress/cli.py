@@ -10,6 +10,8 @@
     calpress media import <file>... [--user=<id>] [--porcelain]
     calpress routes [--format=table|json]
     calpress doctor [--format=table|json]
+    calpress import ics <file-or-url> [--user=<id>] [--status=<status>] [--from=<day> --until=<day>] [--remove-missing]
+    calpress import list [--format=table|json] | schedule <url> [--every=<seconds>] | run-due
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import secrets
 import string
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -100,6 +103,34 @@ def build_parser() -> argparse.ArgumentParser:
     routes = commands.add_parser("routes", help="list every REST route with its methods, and the pages")
     routes.add_argument("--format", choices=("table", "json"), default="table")
     _global_options(routes)
+
+    imp = commands.add_parser("import", help="bring events in from iCalendar feeds; list and run imports")
+    imp_commands = imp.add_subparsers(dest="import_command", required=True)
+    ics = imp_commands.add_parser("ics", help="import an iCalendar file or address (http, https, webcal) now")
+    ics.add_argument("source")
+    ics.add_argument("--user", type=int, default=None, help="the user the events are written as (default: the first administrator)")
+    ics.add_argument("--status", choices=("publish", "draft", "pending", "private"), default="publish",
+                     help="status of the events created")
+    ics.add_argument("--from", dest="window_start", default=None, help="first day of occurrences to import (YYYY-MM-DD; default a month ago)")
+    ics.add_argument("--until", dest="window_end", default=None, help="day after the last one (YYYY-MM-DD; default in a year)")
+    ics.add_argument("--remove-missing", action="store_true",
+                     help="move to the trash the events an earlier import of this source made that the feed no longer has")
+    ics.add_argument("--quiet", action="store_true", help="no progress bar")
+    ics.add_argument("--porcelain", action="store_true", help="print only the import record's id")
+    _global_options(ics)
+    imports_list = imp_commands.add_parser("list", help="list the import records and schedules")
+    imports_list.add_argument("--format", choices=("table", "json"), default="table")
+    _global_options(imports_list)
+    schedule = imp_commands.add_parser("schedule", help="import an iCalendar address now and again (see run-due)")
+    schedule.add_argument("source")
+    schedule.add_argument("--every", type=int, default=86400, help="seconds between runs (default a day)")
+    schedule.add_argument("--status", choices=("publish", "draft", "pending", "private"), default="publish")
+    schedule.add_argument("--user", type=int, default=None)
+    schedule.add_argument("--porcelain", action="store_true")
+    _global_options(schedule)
+    due = imp_commands.add_parser("run-due", help="run the scheduled imports whose time has come (for cron or a systemd timer)")
+    due.add_argument("--quiet", action="store_true")
+    _global_options(due)
 
     doctor = commands.add_parser("doctor", help="run the site health checks against the configured site (exit 1 when one is critical)")
     doctor.add_argument("--format", choices=("table", "json"), default="table")
@@ -361,6 +392,158 @@ def cmd_routes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import_user(site: Any, given: int | None) -> int:
+    from .auth import users as user_store
+    from .calendar.feed_import import first_administrator
+
+    if given is not None:
+        with site.read() as conn:
+            if user_store.get_user(conn, given) is None:
+                raise CliError(f"Invalid user ID, email or login: '{given}'")
+        return given
+    found = first_administrator(site)
+    if found is None:
+        raise CliError("No administrator to import as: create one (calpress user create ... --role=administrator) or give --user.")
+    return found
+
+
+def _day(text: str | None, name: str) -> Any:
+    import datetime as dt
+
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CliError(f"{name} must be a date (YYYY-MM-DD), not {text!r}.") from None
+
+
+def _print_run(source: str, run: Any, porcelain: bool) -> int:
+    if porcelain:
+        print(run.record_id)
+        return 0 if run.state != "failed" else 1
+    for warning in run.warnings:
+        print(f"Warning: {warning}", file=sys.stderr)
+    for key, reason in run.problems.items():
+        print(f"Warning: event {key} was not imported: {reason}", file=sys.stderr)
+    if run.vanished:
+        verb = "Moved to the trash" if run.removed else "No longer in the feed (kept; --remove-missing trashes them)"
+        print(f"{verb}: events {', '.join(map(str, run.vanished))}")
+    if run.state == "failed" or run.error:
+        print(f"Error: Import {run.record_id} of {source} failed: {run.error}", file=sys.stderr)
+        return 1
+    print(f"Success: Imported {source} (record {run.record_id}): {len(run.created)} created, "
+          f"{len(run.updated)} updated, {len(run.skipped)} skipped.")
+    return 0
+
+
+def _bar(label: str, quiet: bool) -> tuple[Any, Any]:
+    """A progress callback (done, total) drawing a bar made on first use, and its finisher."""
+    from .calendar.demo import Progress
+
+    held: list[Progress] = []
+
+    def update(done: int, total: int) -> None:
+        if quiet:
+            return
+        if not held:
+            held.append(Progress(label, total))
+        held[0].update(done)
+
+    def finish() -> None:
+        if held:
+            held[0].finish()
+
+    return update, finish
+
+
+def cmd_import_ics(args: argparse.Namespace) -> int:
+    from .calendar.feed_import import is_address, run_feed_import
+
+    window = (_day(args.window_start, "--from"), _day(args.window_end, "--until"))
+    if (window[0] is None) != (window[1] is None):
+        raise CliError("Give both --from and --until, or neither.")
+    if not is_address(args.source) and not Path(args.source).is_file():
+        raise CliError(f"Unable to import '{args.source}': no such file, and not an http, https or webcal address.")
+    site = _site(_settings(args))
+    try:
+        user = _import_user(site, args.user)
+        update, finish = _bar("importing events", args.quiet or args.porcelain)
+        run = run_feed_import(site, args.source, author=user, post_status=args.status,
+                              window=window if window[0] is not None else None, remove_missing=args.remove_missing,
+                              progress=update)
+        finish()
+    finally:
+        site.close()
+    return _print_run(args.source, run, args.porcelain)
+
+
+def cmd_import_list(args: argparse.Namespace) -> int:
+    from .calendar import imports
+
+    site = _site(_settings(args))
+    try:
+        with site.read() as conn:
+            rows = [(r.id, imports.record_state(r), r.meta.get(imports.ORIGIN, ""), r.meta.get(imports.SOURCE, ""),
+                     r.meta.get(imports.PERCENTAGE, 0), r.meta.get(imports.FREQUENCY), r.meta.get(imports.LAST_RUN))
+                    for r in imports.records(conn, limit=1000)]
+    finally:
+        site.close()
+    if args.format == "json":
+        keys = ("id", "state", "origin", "source", "percentage_complete", "frequency", "last_run")
+        print(orjson.dumps([dict(zip(keys, row, strict=True)) for row in rows], option=orjson.OPT_INDENT_2).decode())
+        return 0
+    print(f"{'id':>6}  {'state':<9}  {'origin':<6}  {'done':>4}  source")
+    for record_id, state, origin, source, percentage, frequency, last_run in rows:
+        extra = f"  (every {frequency}s, last run {last_run or 'never'})" if state == "schedule" else ""
+        print(f"{record_id:>6}  {state:<9}  {origin:<6}  {percentage:>3}%  {source}{extra}")
+    return 0
+
+
+def cmd_import_schedule(args: argparse.Namespace) -> int:
+    from .calendar import imports
+    from .calendar.feed_import import feed_address, is_address
+    from .content.items import Context
+
+    if not is_address(args.source):
+        raise CliError("A scheduled import needs an http, https or webcal address.")
+    if args.every < 60:
+        raise CliError("--every must be at least 60 seconds.")
+    site = _site(_settings(args))
+    try:
+        user = _import_user(site, args.user)
+        ctx = Context.of(site, options=site.load_options())
+        with site.write() as conn:
+            record = imports.create_record(conn, ctx, origin="ics", source=feed_address(args.source), status="schedule",
+                                           post_status=args.status, frequency=args.every, author=user)
+    finally:
+        site.close()
+    print(record.id if args.porcelain else
+          f"Success: Scheduled import {record.id} of {args.source} every {args.every} seconds (run by calpress import run-due).")
+    return 0
+
+
+def cmd_import_run_due(args: argparse.Namespace) -> int:
+    from .calendar.feed_import import run_due
+
+    site = _site(_settings(args))
+    failed = 0
+    try:
+        def bar_for(schedule: Any) -> Any:
+            return _bar(f"import {schedule.id}", args.quiet)[0]
+
+        done = run_due(site, progress_for=bar_for)
+    finally:
+        site.close()
+    if not args.quiet:
+        print(file=sys.stderr)
+    for schedule, run in done:
+        failed += _print_run(str(schedule.meta.get("_tribe_aggregator_source")), run, False)
+    if not done:
+        print("Success: No scheduled import is due.")
+    return 1 if failed else 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """The site health checks (calpress/health/) against the configured site and database,
     in this process, then the directory sizes. The database is not migrated first: the checks
@@ -414,9 +597,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("media", "import"): cmd_media_import,
         ("routes",): cmd_routes,
         ("doctor",): cmd_doctor,
+        ("import", "ics"): cmd_import_ics,
+        ("import", "list"): cmd_import_list,
+        ("import", "schedule"): cmd_import_schedule,
+        ("import", "run-due"): cmd_import_run_due,
     }
     key: tuple[str, ...] = (args.command,)
-    for attr in ("db_command", "user_command", "app_command", "option_command", "media_command"):
+    for attr in ("db_command", "user_command", "app_command", "option_command", "media_command", "import_command"):
         value = getattr(args, attr, None)
         if value:
             key += (value,)

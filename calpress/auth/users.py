@@ -300,6 +300,14 @@ def _has_any_role(conn: sa.Connection, roles: Sequence[str]) -> Any:
     return sa.select(sa.literal(1)).select_from(entries).where(entries.c.value.in_(wanted)).exists()
 
 
+def first_with_role(conn: sa.Connection, role: str) -> int | None:
+    """The id of the oldest user holding ``role``, if any."""
+    row = conn.execute(
+        sa.select(users_table.c.id).where(_has_any_role(conn, [role])).order_by(users_table.c.id).limit(1)
+    ).first()
+    return row.id if row is not None else None
+
+
 def _extra_cap_set(conn: sa.Connection, capability: str) -> Any:
     """Whether the user's ``extra_caps`` object has an entry (grant or denial) for ``capability``."""
     if _is_postgresql(conn):

@@ -1,0 +1,1182 @@
+"""Reading iCalendar (RFC 5545) feeds: the parsing half of the ``.ics`` importer.
+
+:func:`parse_feed` turns a feed's bytes into :class:`FeedEvent` records, one per occurrence inside
+a window of dates, each carrying the data the calendar input service takes
+(:func:`calpress.calendar.input.event_input`). It reads back exactly what
+:mod:`calpress.calendar.ical` writes. Pure: no I/O, no database, no web framework.
+
+Reading
+    The document must start (after a byte order mark and blank lines) with ``BEGIN:VCALENDAR``,
+    else :class:`FeedError`. It is split into its components first (lines unfolded, nesting
+    followed), and each ``VEVENT`` and ``VTIMEZONE`` is parsed with ``icalendar`` on its own, so
+    a broken component (unparsable line, missing ``END``, unreadable ``DTSTART``...) is skipped
+    with a warning and the rest of the feed still reads. A ``VEVENT``'s own subcomponents
+    (alarms) are dropped unread. Other components (``VTODO``...) are ignored. Several
+    ``VCALENDAR`` in one document are read as one.
+
+Occurrences
+    ``RRULE``, ``RDATE`` and ``EXDATE`` are expanded with ``recurring_ical_events``, one query per
+    ``UID``; ``RECURRENCE-ID`` overrides replace their occurrence (the highest ``SEQUENCE`` wins).
+    Every event, recurring or not, is kept when it overlaps ``[window_start, window_end)``, the
+    window's days read in the event's own zone. ``STATUS:CANCELLED`` occurrences are skipped
+    (one warning per ``UID``). Before the expansion each rule is checked: a rule that can never
+    occur (``FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30``, a ``BYSETPOS`` beyond its set...) is dropped,
+    since the recurrence engine would search it to the year 9999; a sub-daily or daily rule
+    starting long before the window is moved forward by whole periods (same instants); a rule
+    with more than ``max_occurrences`` in the window is cut with ``UNTIL`` after the last one
+    kept, and one that needs more than 50,000 steps to get through the window is cut where it
+    got to. At most ``max_occurrences`` per series and ``max_events`` per feed are returned
+    (warnings say what was left out), and expansion stops after 30 seconds.
+
+Identity
+    ``source_key`` is the ``UID`` for a single event and ``{UID}@{RECURRENCE-ID}`` for each
+    occurrence of a series (an override keeps the key of the occurrence it replaces), the
+    ``RECURRENCE-ID`` as a UTC ``YYYYMMDDTHHMMSSZ``, a ``YYYYMMDD`` for all-day series, and a
+    ``YYYYMMDDTHHMMSS`` without ``Z`` for floating ones (their instant depends on the importing
+    site, their wall time does not). A ``VEVENT`` without ``UID`` gets ``calpress-{hash}`` of
+    its start and summary.
+
+Time zones (the event's ``timezone`` and the wall times of ``start_date``/``end_date``)
+    * ``TZID`` naming an IANA zone (exactly, in any case, or as the last part of a
+      "globally unique" ``/vendor/Europe/Berlin``): that zone, its wall times as written.
+    * ``TZID`` naming a Windows zone (``Eastern Standard Time``): its IANA zone (a table of the
+      common ones).
+    * Another ``TZID`` with a ``VTIMEZONE`` in the feed: the IANA zone whose UTC offsets agree
+      with it every six hours through the window's years (preferring the zones of the Windows
+      table, then ``Area/City`` names, and the same abbreviations), with a warning; when none
+      does, the times are read with the ``VTIMEZONE`` itself (recurrences keep its wall
+      time) and converted to the feed's zone below, with a warning.
+    * ``TZID`` unknown and without ``VTIMEZONE``: the wall times are read as UTC, with a warning.
+    * UTC (``Z``) and floating times, and all-day events, take the feed's zone: ``X-WR-TIMEZONE``
+      when it names a zone (IANA or Windows), else ``default_timezone``. UTC instants are shown
+      as wall times in it; floating wall times are kept as written. With ``X-WR-TIMEZONE``, UTC
+      times are converted before the expansion, so a ``Z`` weekly rule keeps its wall time
+      across DST (Google Calendar's convention); without it they repeat at the same UTC time.
+    ``default_timezone`` is an IANA name, ``UTC`` or any zone :mod:`calpress.calendar.dates`
+    accepts (``UTC+2``); another name (or none) means UTC, with a warning.
+
+All-day events
+    ``VALUE=DATE`` starts. ``DTEND`` (or ``DTSTART`` plus ``DURATION``) is exclusive, so the
+    event runs from the start day's ``00:00:00`` to the day before the end's ``23:59:59``, as
+    calpress stores all-day events (``events.event_times``); no end, or an end not after the
+    start, means one day.
+
+Event data (``FeedEvent.data``)
+    ``title`` (``SUMMARY``, blanks collapsed, HTML-escaped: post titles are HTML),
+    ``description`` (``DESCRIPTION`` as plain text made HTML: escaped, blank lines separate
+    ``<p>`` paragraphs, other line breaks become ``<br />``; HTML in it is shown, never
+    interpreted), ``start_date``/``end_date`` (``YYYY-MM-DD HH:MM:SS`` wall times), ``all_day``,
+    ``timezone``, ``website`` (``URL`` when http or https, else ""), ``venue``, ``organizer``,
+    ``categories`` and ``status`` ("publish").
+
+    ``venue`` is None without ``LOCATION`` (or when it is a web address). Otherwise its name is
+    the first line of ``LOCATION``, or when it has one line its part before the first comma,
+    and ``address`` is the rest (calpress writes ``name, street, city, region, zip,
+    country``); a ``GEO`` adds ``geo_lat``/``geo_lng`` (strings; the venue's geo fields, which
+    the input service does not write today). ``organizer`` is a list of
+    ``{"organizer": name, "email": address}`` from each ``ORGANIZER``: the ``CN`` parameter (else
+    the address) as the name, a ``mailto:`` value as the email (else ""). ``categories`` gathers
+    every ``CATEGORIES`` property's comma list, blanks and repeats dropped; names made only of
+    digits are left out with a warning (the input service reads digits as a term id).
+
+``icalendar`` keeps a process-wide cache of the ``VTIMEZONE`` definitions it has seen under
+non-IANA names; this module does not rely on it (each feed's zones are resolved from its own
+``VTIMEZONE``), but the cache grows by one entry per new such name.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import html
+import math
+import re
+import time
+import zoneinfo
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import recurring_ical_events
+from dateutil import rrule as du
+from icalendar import Calendar, Component, vBroken, vRecur
+
+from .dates import is_valid_timezone, resolve_timezone
+
+__all__ = ["MAX_EVENTS", "MAX_OCCURRENCES", "FeedError", "FeedEvent", "ParsedFeed", "parse_feed"]
+
+MAX_OCCURRENCES = 5000
+"""Occurrences of one series returned at most (a warning says when more were left out)."""
+MAX_EVENTS = 50_000
+"""Events of one feed returned at most."""
+
+_RULE_STEPS = 50_000  # instants one rule may generate while it is checked against the window
+_FEED_STEPS = 2_000_000  # instants all the rules of a feed may generate while checked
+_EXPANSION_SECONDS = 30.0  # series expanded after this long are left out
+
+_UTC = datetime.UTC
+_DAY = datetime.timedelta(days=1)
+_MIDNIGHT = datetime.time()
+
+_UTC_NAMES = frozenset(
+    {
+        "utc", "etc/utc", "uct", "etc/uct", "universal", "etc/universal", "zulu", "etc/zulu",
+        "gmt", "etc/gmt", "gmt0", "etc/gmt0", "gmt+0", "etc/gmt+0", "gmt-0", "etc/gmt-0",
+        "greenwich", "etc/greenwich",
+    }
+)  # fmt: skip
+
+# Windows zone names (Outlook, Exchange) and the IANA zone CLDR gives each for its main territory.
+_WINDOWS_ZONES = {
+    "Dateline Standard Time": "Etc/GMT+12",
+    "UTC-11": "Etc/GMT+11",
+    "Hawaiian Standard Time": "Pacific/Honolulu",
+    "Alaskan Standard Time": "America/Anchorage",
+    "Pacific Standard Time (Mexico)": "America/Tijuana",
+    "Pacific Standard Time": "America/Los_Angeles",
+    "US Mountain Standard Time": "America/Phoenix",
+    "Mountain Standard Time": "America/Denver",
+    "Central America Standard Time": "America/Guatemala",
+    "Central Standard Time": "America/Chicago",
+    "Central Standard Time (Mexico)": "America/Mexico_City",
+    "Canada Central Standard Time": "America/Regina",
+    "SA Pacific Standard Time": "America/Bogota",
+    "Eastern Standard Time": "America/New_York",
+    "US Eastern Standard Time": "America/Indiana/Indianapolis",
+    "Venezuela Standard Time": "America/Caracas",
+    "Atlantic Standard Time": "America/Halifax",
+    "SA Western Standard Time": "America/La_Paz",
+    "Pacific SA Standard Time": "America/Santiago",
+    "Newfoundland Standard Time": "America/St_Johns",
+    "E. South America Standard Time": "America/Sao_Paulo",
+    "SA Eastern Standard Time": "America/Cayenne",
+    "Argentina Standard Time": "America/Argentina/Buenos_Aires",
+    "Greenland Standard Time": "America/Godthab",
+    "Azores Standard Time": "Atlantic/Azores",
+    "UTC": "Etc/UTC",
+    "GMT Standard Time": "Europe/London",
+    "Greenwich Standard Time": "Atlantic/Reykjavik",
+    "Morocco Standard Time": "Africa/Casablanca",
+    "W. Europe Standard Time": "Europe/Berlin",
+    "Central Europe Standard Time": "Europe/Budapest",
+    "Romance Standard Time": "Europe/Paris",
+    "Central European Standard Time": "Europe/Warsaw",
+    "W. Central Africa Standard Time": "Africa/Lagos",
+    "GTB Standard Time": "Europe/Bucharest",
+    "E. Europe Standard Time": "Europe/Chisinau",
+    "FLE Standard Time": "Europe/Kiev",
+    "Egypt Standard Time": "Africa/Cairo",
+    "South Africa Standard Time": "Africa/Johannesburg",
+    "Israel Standard Time": "Asia/Jerusalem",
+    "Jordan Standard Time": "Asia/Amman",
+    "Turkey Standard Time": "Europe/Istanbul",
+    "Arab Standard Time": "Asia/Riyadh",
+    "Russian Standard Time": "Europe/Moscow",
+    "E. Africa Standard Time": "Africa/Nairobi",
+    "Iran Standard Time": "Asia/Tehran",
+    "Arabian Standard Time": "Asia/Dubai",
+    "Afghanistan Standard Time": "Asia/Kabul",
+    "Pakistan Standard Time": "Asia/Karachi",
+    "India Standard Time": "Asia/Kolkata",
+    "Sri Lanka Standard Time": "Asia/Colombo",
+    "Nepal Standard Time": "Asia/Kathmandu",
+    "Bangladesh Standard Time": "Asia/Dhaka",
+    "Myanmar Standard Time": "Asia/Yangon",
+    "SE Asia Standard Time": "Asia/Bangkok",
+    "China Standard Time": "Asia/Shanghai",
+    "Singapore Standard Time": "Asia/Singapore",
+    "Taipei Standard Time": "Asia/Taipei",
+    "W. Australia Standard Time": "Australia/Perth",
+    "Tokyo Standard Time": "Asia/Tokyo",
+    "Korea Standard Time": "Asia/Seoul",
+    "Cen. Australia Standard Time": "Australia/Adelaide",
+    "AUS Central Standard Time": "Australia/Darwin",
+    "E. Australia Standard Time": "Australia/Brisbane",
+    "AUS Eastern Standard Time": "Australia/Sydney",
+    "Tasmania Standard Time": "Australia/Hobart",
+    "West Pacific Standard Time": "Pacific/Port_Moresby",
+    "Central Pacific Standard Time": "Pacific/Guadalcanal",
+    "New Zealand Standard Time": "Pacific/Auckland",
+    "Fiji Standard Time": "Pacific/Fiji",
+    "Tonga Standard Time": "Pacific/Tongatapu",
+}
+_WINDOWS_LOWER = {name.lower(): key for name, key in _WINDOWS_ZONES.items()}
+_AREAS = ("Africa/", "America/", "Antarctica/", "Asia/", "Atlantic/", "Australia/", "Europe/", "Indian/", "Pacific/")
+
+_FREQS = {"SECONDLY": 0, "MINUTELY": 1, "HOURLY": 2, "DAILY": 3, "WEEKLY": 4, "MONTHLY": 5, "YEARLY": 6}
+_FREQ_SECONDS = {0: 1, 1: 60, 2: 3600, 3: 86400}
+_WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+_BYDAY = re.compile(r"([+-]?\d{0,2})(MO|TU|WE|TH|FR|SA|SU)", re.IGNORECASE)
+_WEEK_SECONDS = 7 * 86400
+_DAY_FILTERS = ("BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYDAY")
+
+_LINE_BREAK = re.compile(r"\r\n|\n|\r")
+_FOLD = re.compile(r"(?:\r\n|\n|\r)[ \t]")
+_BEGIN_END = re.compile(r"(BEGIN|END):(.*)", re.IGNORECASE)
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_WEB_ADDRESS = re.compile(r"https?://\S+", re.IGNORECASE)
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
+
+
+# --------------------------------------------------------------------------------------------
+# Public interface
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FeedEvent:
+    """One event (or one occurrence of a series) of a feed."""
+
+    source_key: str
+    """Its identity across re-imports: the UID, or ``{uid}@{recurrence_id}`` in a series."""
+    uid: str
+    recurrence_id: str | None
+    """None outside a series; the occurrence's original start otherwise (see the module)."""
+    series: bool
+    """Part of a recurring series (``RRULE``/``RDATE`` expansion or an override)."""
+    data: dict[str, Any]
+    """The calendar input service's data (see the module)."""
+    sequence: int = 0
+    last_modified: str | None = None
+    """``LAST-MODIFIED`` as an ISO 8601 UTC instant, or None."""
+
+
+@dataclass
+class ParsedFeed:
+    name: str
+    """``X-WR-CALNAME``, or ""."""
+    timezone: str
+    """``X-WR-TIMEZONE`` as written, or ""."""
+    events: list[FeedEvent] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What was skipped, guessed or cut, and why; one line each."""
+
+
+class FeedError(ValueError):
+    """The document is not iCalendar at all (or cannot be read as text)."""
+
+
+def parse_feed(
+    data: bytes | str,
+    *,
+    window_start: datetime.date,
+    window_end: datetime.date,
+    default_timezone: str = "UTC",
+    max_occurrences: int = MAX_OCCURRENCES,
+    max_events: int = MAX_EVENTS,
+) -> ParsedFeed:
+    """The events of an iCalendar document that overlap ``[window_start, window_end)``.
+
+    Raises :class:`FeedError` when ``data`` is not an iCalendar document, and ValueError for an
+    empty window. Anything wrong inside the document is skipped with a warning."""
+    if window_end <= window_start:
+        raise ValueError("window_end must be after window_start")
+    reader = _Reader(window_start, window_end, default_timezone, max_occurrences, max_events)
+    return reader.read(data)
+
+
+# --------------------------------------------------------------------------------------------
+# The document: text, components
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Document:
+    header: dict[str, str] = field(default_factory=dict)  # X-WR-CALNAME, X-WR-TIMEZONE (first seen)
+    timezones: list[list[str]] = field(default_factory=list)  # VTIMEZONE blocks (lines)
+    events: list[list[str]] = field(default_factory=list)  # VEVENT blocks, without subcomponents
+
+
+def _text(data: bytes | str, warnings: list[str]) -> str:
+    if isinstance(data, str):
+        text = data
+    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as err:
+            raise FeedError("The feed is not readable text.") from err
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("cp1252", errors="replace")
+            warnings.append("The feed is not UTF-8; it was read as Windows-1252.")
+    return text.lstrip("\ufeff").replace("\x00", "")
+
+
+def _lines(text: str) -> list[str]:
+    """The content lines, unfolded, without blank ones."""
+    return [line for line in _LINE_BREAK.split(_FOLD.sub("", text)) if line.strip()]
+
+
+def _split(text: str, warnings: list[str]) -> _Document:
+    """The header values and the VTIMEZONE and VEVENT blocks of every VCALENDAR, following the
+    nesting (a VEVENT's own subcomponents left out); a component left open (its END missing) is
+    dropped with a warning, an END of nothing open is ignored."""
+    lines = _lines(text)
+    if not lines or lines[0].strip().upper() != "BEGIN:VCALENDAR":
+        raise FeedError("Not an iCalendar document: it does not start with BEGIN:VCALENDAR.")
+    document = _Document()
+    stack: list[str] = []  # the open components, VCALENDAR first; empty between calendars
+    block: list[str] = []  # the lines of the open top-level component
+
+    def keep() -> None:
+        if stack[1] == "VEVENT":
+            document.events.append(block)
+        elif stack[1] == "VTIMEZONE":
+            document.timezones.append(block)
+
+    for number, line in enumerate(lines, 1):
+        match = _BEGIN_END.fullmatch(line.strip())
+        if match is None:
+            if len(stack) == 1:
+                _header_line(document, line)
+            elif len(stack) == 2 or (len(stack) > 2 and stack[1] == "VTIMEZONE"):
+                block.append(line)
+            continue
+        begin, name = match.group(1).upper() == "BEGIN", match.group(2).strip().upper()
+        if name == "VCALENDAR":
+            if len(stack) > 1:
+                warnings.append(f"A {stack[1]} left open before line {number} was skipped.")
+            stack, block = (["VCALENDAR"] if begin else []), []
+        elif not stack:
+            continue  # outside any VCALENDAR
+        elif begin:
+            if len(stack) == 2 and name == stack[1]:
+                warnings.append(f"A {stack[1]} left open before line {number} was skipped.")
+                del stack[1:]
+            if len(stack) == 1:
+                block = []
+            if len(stack) == 1 or stack[1] == "VTIMEZONE":
+                block.append(line)
+            stack.append(name)
+        elif name not in stack[1:]:
+            warnings.append(f"Line {number} ends a {name or 'component'} that was not begun; it was ignored.")
+        else:
+            while stack[-1] != name:  # inner components left open end with it
+                stack.pop()
+            if len(stack) == 2 or stack[1] == "VTIMEZONE":
+                block.append(line)
+            if len(stack) == 2:
+                keep()
+            stack.pop()
+    if len(stack) > 1:
+        warnings.append(f"A {stack[1]} left open at the end of the feed was skipped.")
+    return document
+
+
+def _header_line(document: _Document, line: str) -> None:
+    key = line.split(":", 1)[0].split(";", 1)[0].strip().upper()
+    if key in ("X-WR-CALNAME", "X-WR-TIMEZONE") and key not in document.header:
+        value = _header_value(line)
+        if value is not None:
+            document.header[key] = value
+
+
+def _header_value(line: str) -> str | None:
+    try:
+        calendar = Calendar.from_ical(f"BEGIN:VCALENDAR\r\n{line}\r\nEND:VCALENDAR\r\n".encode())
+        return " ".join(str(next(iter(calendar.values()), "")).split())
+    except Exception:
+        return None
+
+
+def _component(lines: list[str]) -> Component:
+    """One VEVENT or VTIMEZONE block parsed on its own (raises when it is unreadable)."""
+    text = "\r\n".join(["BEGIN:VCALENDAR", *lines, "END:VCALENDAR", ""])
+    (component,) = Calendar.from_ical(text.encode()).subcomponents
+    return component
+
+
+# --------------------------------------------------------------------------------------------
+# Time zones
+# --------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _iana_keys() -> dict[str, str]:
+    """The IANA zone names zoneinfo knows, by their lower-case spelling."""
+    return {key.lower(): key for key in zoneinfo.available_timezones() if key not in ("Factory", "localtime", "posixrules")}
+
+
+def _iana_name(tzid: str) -> str | None:
+    """The IANA name a TZID stands for: itself, the end of a "globally unique" one, or the zone
+    of a Windows name; None when it names none of them."""
+    keys = _iana_keys()
+    cleaned = tzid.strip().strip('"').strip()
+    found = keys.get(cleaned.strip("/").lower())
+    if found:
+        return found
+    parts = [part for part in cleaned.split("/") if part]
+    for index in range(1, len(parts)):
+        found = keys.get("/".join(parts[index:]).lower())
+        if found:
+            return found
+    windows = _WINDOWS_LOWER.get(cleaned.lower())
+    return keys.get(windows.lower()) if windows else None
+
+
+def _is_utc_name(name: str) -> bool:
+    return name.lower() in _UTC_NAMES
+
+
+def _is_utc(zone: datetime.tzinfo | None) -> bool:
+    if zone is _UTC:
+        return True
+    return isinstance(zone, zoneinfo.ZoneInfo) and bool(zone.key) and _is_utc_name(zone.key)
+
+
+def _zone(name: str) -> datetime.tzinfo:
+    return _UTC if _is_utc_name(name) else zoneinfo.ZoneInfo(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _candidates() -> tuple[str, ...]:
+    """Zones an unknown VTIMEZONE may be matched to, best names first."""
+    primary = set(_WINDOWS_ZONES.values())
+
+    def rank(key: str) -> tuple[int, str]:
+        return (0 if key in primary else 1 if key.startswith(_AREAS) else 2), key
+
+    return tuple(sorted(_iana_keys().values(), key=rank))
+
+
+@functools.lru_cache(maxsize=16)
+def _samples(first_year: int, last_year: int) -> tuple[datetime.datetime, ...]:
+    """Instants every six hours from January 1 of ``first_year`` to the end of ``last_year``."""
+    start = datetime.datetime(first_year, 1, 1, tzinfo=_UTC)
+    count = ((datetime.date(last_year + 1, 1, 1) - datetime.date(first_year, 1, 1)).days) * 4
+    return tuple(start + datetime.timedelta(hours=6 * index) for index in range(count))
+
+
+def _matching_zone(custom: datetime.tzinfo, years: tuple[int, int]) -> str | None:
+    """The IANA zone with the same UTC offsets as ``custom`` through these years (the same
+    abbreviations and the better names preferred), or None."""
+    samples = _samples(*years)
+    wanted = [moment.astimezone(custom) for moment in samples]
+    offsets = [value.utcoffset() for value in wanted]
+    names = [value.tzname() for value in wanted]
+    probes = range(0, len(samples), max(1, len(samples) // 16))
+    best: tuple[int, int, str] | None = None
+    for order, key in enumerate(_candidates()):
+        zone = zoneinfo.ZoneInfo(key)
+        if any(samples[i].astimezone(zone).utcoffset() != offsets[i] for i in probes):
+            continue
+        local = [moment.astimezone(zone) for moment in samples]
+        if any(value.utcoffset() != offset for value, offset in zip(local, offsets)):
+            continue
+        score = (sum(value.tzname() != name for value, name in zip(local, names)), order, key)
+        if best is None or score < best:
+            best = score
+        if score[0] == 0:
+            break  # the candidates come best name first: none can beat it
+    return best[2] if best else None
+
+
+# --------------------------------------------------------------------------------------------
+# Recurrence rules: checks that keep the expansion bounded
+# --------------------------------------------------------------------------------------------
+
+
+def _values(recur: vRecur, name: str) -> list[Any]:
+    value = recur.get(name)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _freq(recur: vRecur) -> int | None:
+    values = _values(recur, "FREQ")
+    return _FREQS.get(str(values[0]).upper()) if values else None
+
+
+def _interval(recur: vRecur) -> int:
+    values = _values(recur, "INTERVAL")
+    try:
+        return max(1, int(values[0])) if values else 1
+    except (TypeError, ValueError):
+        return 1
+
+
+def _weekdays(recur: vRecur) -> list[tuple[int, int]]:
+    """(ordinal or 0, weekday 0-6) of each BYDAY entry."""
+    found = []
+    for value in _values(recur, "BYDAY"):
+        match = _BYDAY.fullmatch(str(value).strip())
+        if match is None:
+            raise ValueError(f"bad BYDAY {value!r}")
+        number = match.group(1)
+        found.append((int(number) if number not in ("", "+", "-") else 0, _WEEKDAYS.index(match.group(2).upper())))
+    return found
+
+
+def _ints(recur: vRecur, name: str) -> tuple[int, ...] | None:
+    values = _values(recur, name)
+    return tuple(int(value) for value in values) if values else None
+
+
+def _never_occurs(recur: vRecur, start: datetime.date) -> bool:
+    """Whether the rule surely gives no instant at all (sufficient conditions only): a BYSETPOS
+    beyond any period's set, weekdays a daily-or-finer step never reaches, or day filters no day
+    of a 400-year Gregorian cycle passes."""
+    rank = _freq(recur)
+    assert rank is not None
+    weekdays = _weekdays(recur)
+    positions = _ints(recur, "BYSETPOS")
+    if positions:
+        plain_days = len({day for _, day in weekdays})
+        month_days = len(_values(recur, "BYMONTHDAY"))
+        days = (1, 1, 1, 1, plain_days or 7, 31, 366)[rank]
+        if rank == 5:
+            days = min(days, 5 * plain_days or days, month_days or days)
+        elif rank == 6:
+            days = min(days, 53 * plain_days or days, 12 * month_days or days, len(_values(recur, "BYYEARDAY")) or days)
+        per_day = 1
+        for part, finest in (("BYHOUR", 3), ("BYMINUTE", 2), ("BYSECOND", 1)):
+            if rank >= finest:
+                per_day *= len(_values(recur, part)) or 1
+        if all(position == 0 or abs(position) > days * per_day for position in positions):
+            return True
+    if rank <= 3 and weekdays:
+        step = _interval(recur) * _FREQ_SECONDS[rank]
+        gcd = math.gcd(step, _WEEK_SECONDS)
+        if gcd > 86400:  # the step visits only a few points of the week: which weekdays?
+            moment = start if isinstance(start, datetime.datetime) else datetime.datetime.combine(start, _MIDNIGHT)
+            offset = moment.weekday() * 86400 + moment.hour * 3600 + moment.minute * 60 + moment.second
+            reached = {((offset + index * step) % _WEEK_SECONDS) // 86400 for index in range(_WEEK_SECONDS // gcd)}
+            if not reached & {day for _, day in weekdays}:
+                return True
+    if not any(recur.get(name) for name in _DAY_FILTERS):
+        return False
+    if rank == 5 and weekdays and all(abs(number) > 5 for number, _ in weekdays):
+        return True
+    plain = sorted({day for _, day in weekdays}) or list(range(7))
+    # The Gregorian calendar repeats every 400 years: a day pattern missing from the 800 years
+    # before 9999 is missing for ever (starting there keeps dateutil's search short).
+    probe_start = datetime.datetime(9200 + start.year % 400, start.month, start.day)
+    probe = du.rrule(
+        du.YEARLY,
+        dtstart=probe_start,
+        count=1,
+        bymonth=_ints(recur, "BYMONTH"),
+        bymonthday=_ints(recur, "BYMONTHDAY"),
+        byyearday=_ints(recur, "BYYEARDAY"),
+        byweekno=_ints(recur, "BYWEEKNO"),
+        byweekday=plain,
+    )
+    return next(iter(probe), None) is None
+
+
+def _has_rule_parts(recur: vRecur) -> bool:
+    return any(str(name).upper().startswith("BY") for name in recur)
+
+
+def _dateutil_rule(recur: vRecur, start: datetime.date) -> du.rrule:
+    """The rule as dateutil reads it from ``start`` (UNTIL brought to the start's kind)."""
+    text = recur.to_ical().decode()
+    text = ";".join(part for part in text.split(";") if part and not part.upper().startswith("UNTIL="))
+    first = start if isinstance(start, datetime.datetime) else datetime.datetime.combine(start, _MIDNIGHT)
+    rule = du.rrulestr(text, dtstart=first)
+    if not isinstance(rule, du.rrule):
+        raise ValueError("not a single rule")
+    untils = _values(recur, "UNTIL")
+    if untils and not _values(recur, "COUNT"):
+        until = untils[0]
+        if not isinstance(until, datetime.datetime):
+            until = datetime.datetime.combine(until, datetime.time(23, 59, 59))
+        if first.tzinfo is None:
+            until = until.replace(tzinfo=None)
+        elif until.tzinfo is None:
+            until = until.replace(tzinfo=first.tzinfo)
+        rule = rule.replace(until=until)
+    return rule
+
+
+def _until_value(instant: datetime.datetime, start: datetime.date) -> datetime.date:
+    """An UNTIL keeping ``instant`` (a dateutil instant of a rule starting at ``start``)."""
+    if not isinstance(start, datetime.datetime):
+        return instant.date()
+    if instant.tzinfo is None:
+        return instant
+    return instant.astimezone(_UTC)
+
+
+def _with_until(recur: vRecur, until: datetime.date) -> vRecur:
+    parts = {str(key).upper(): value for key, value in recur.items() if str(key).upper() not in ("COUNT", "UNTIL")}
+    parts["UNTIL"] = [until]
+    return vRecur(parts)
+
+
+# --------------------------------------------------------------------------------------------
+# Text
+# --------------------------------------------------------------------------------------------
+
+
+def _readable(component: Component, name: str) -> Any:
+    """A property's value, None when absent or unreadable (the first of repeated ones)."""
+    value = component.get(name)
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return None if isinstance(value, vBroken) else value
+
+
+def _readables(component: Component, name: str) -> list[Any]:
+    """Every readable value of a property that may be repeated."""
+    value = component.get(name)
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    return [item for item in values if not isinstance(item, vBroken)]
+
+
+def _sequence(component: Component) -> int | None:
+    value = component.get("SEQUENCE")
+    if value is None:
+        return 0
+    try:
+        return max(0, int(str(value)))
+    except ValueError:
+        return None
+
+
+def _plain(value: Any) -> str:
+    if value is None or isinstance(value, vBroken):
+        return ""
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    return str(value).replace("\x00", "")
+
+
+def _one_line(value: Any) -> str:
+    return " ".join(_plain(value).split())
+
+
+def _paragraphs(text: str) -> str:
+    """Plain text as HTML: escaped, paragraphs at blank lines, line breaks as ``<br />``."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    found = []
+    for paragraph in _PARAGRAPH_BREAK.split(text):
+        lines = [html.escape(line.strip(), quote=False) for line in paragraph.split("\n")]
+        lines = [line for line in lines if line]
+        if lines:
+            found.append("<p>" + "<br />\n".join(lines) + "</p>")
+    return "\n".join(found)
+
+
+def _wall_text(value: datetime.datetime) -> str:
+    return value.replace(microsecond=0).isoformat(sep=" ")
+
+
+def _recurrence_text(value: datetime.date) -> str:
+    if not isinstance(value, datetime.datetime):
+        return f"{value.year:04d}{value.month:02d}{value.day:02d}"
+    if value.tzinfo is None:
+        return value.strftime("%Y%m%dT%H%M%S")
+    return value.astimezone(_UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _before(value: datetime.date, other: datetime.date) -> bool:
+    """Whether ``value`` is before ``other`` (False when they cannot be compared)."""
+    if isinstance(value, datetime.datetime) != isinstance(other, datetime.datetime):
+        return False
+    try:
+        return value < other  # type: ignore[operator]
+    except TypeError:
+        return False
+
+
+def _sort_key(value: datetime.date) -> datetime.datetime:
+    if not isinstance(value, datetime.datetime):
+        return datetime.datetime.combine(value, _MIDNIGHT)
+    if value.tzinfo is None:
+        return value
+    return value.astimezone(_UTC).replace(tzinfo=None)
+
+
+# --------------------------------------------------------------------------------------------
+# The reader
+# --------------------------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(
+        self, window_start: datetime.date, window_end: datetime.date, default_timezone: str, max_occurrences: int, max_events: int
+    ) -> None:
+        self.window_start = datetime.datetime.combine(window_start, _MIDNIGHT)
+        self.window_end = datetime.datetime.combine(window_end, _MIDNIGHT)
+        self.years = (window_start.year, min(window_end.year, window_start.year + 2))  # for matching VTIMEZONEs
+        self.max_occurrences = max(1, max_occurrences)
+        self.max_events = max(0, max_events)
+        self.warnings: dict[str, None] = {}
+        self.default_zone, self.default_name = self._default_zone(default_timezone)
+        self.feed_zone, self.feed_name = self.default_zone, self.default_name
+        self.xwr_zone: datetime.tzinfo | None = None
+        self.vtimezones: dict[str, Component] = {}
+        self.zones: dict[str, datetime.tzinfo] = {}
+        self.steps_left = _FEED_STEPS
+        self.deadline = 0.0
+
+    # -- the whole feed ------------------------------------------------------------------------
+
+    def read(self, data: bytes | str) -> ParsedFeed:
+        first: list[str] = []
+        document = _split(_text(data, first), first)
+        self.warnings.update(dict.fromkeys(first))
+        self._feed_zone(document.header.get("X-WR-TIMEZONE", ""))
+        for block in document.timezones:
+            try:
+                component = _component(block)
+                tzid = str(component["TZID"]).strip()
+            except Exception:
+                self.warn("A VTIMEZONE could not be read; it was skipped.")
+                continue
+            self.vtimezones.setdefault(tzid, component)
+        groups: dict[str, list[Component]] = {}
+        for block in document.events:
+            event = self._event(block)
+            if event is not None:
+                groups.setdefault(str(event["UID"]), []).append(event)
+        feed = ParsedFeed(name=document.header.get("X-WR-CALNAME", ""), timezone=document.header.get("X-WR-TIMEZONE", ""))
+        self.deadline = time.monotonic() + _EXPANSION_SECONDS
+        left_out = 0
+        for uid, components in groups.items():
+            if left_out or len(feed.events) >= self.max_events or time.monotonic() > self.deadline:
+                left_out += 1
+                continue
+            found = self._series(uid, components)
+            room = self.max_events - len(feed.events)
+            if len(found) > room:
+                self.warn(f"The feed has more than {self.max_events} events; the rest were left out.")
+                found = found[:room]
+            feed.events.extend(found)
+        if left_out:
+            self.warn(f"{left_out} event(s) or series were left out: the feed is too large to read whole.")
+        feed.warnings = list(self.warnings)
+        return feed
+
+    def warn(self, text: str) -> None:
+        self.warnings[text] = None
+
+    def _default_zone(self, name: str) -> tuple[datetime.tzinfo, str]:
+        name = (name or "").strip()
+        if _is_utc_name(name):
+            return _UTC, "UTC"
+        key = _iana_keys().get(name.lower())
+        if key:
+            return zoneinfo.ZoneInfo(key), key
+        if is_valid_timezone(name):
+            return resolve_timezone(name, None, None)
+        self.warn(f'The default time zone "{name}" is not one calpress accepts; UTC was used instead.')
+        return _UTC, "UTC"
+
+    def _feed_zone(self, name: str) -> None:
+        if not name:
+            return
+        key = _iana_name(name)
+        if key is None:
+            self.warn(f'X-WR-TIMEZONE "{name}" is not a known time zone; {self.default_name} was used instead.')
+            return
+        zone = _zone(key)
+        self.feed_zone, self.feed_name = zone, "UTC" if zone is _UTC else key
+        self.xwr_zone = None if zone is _UTC else zone
+
+    # -- zones of TZIDs ------------------------------------------------------------------------
+
+    def zone_of(self, tzid: str) -> datetime.tzinfo:
+        """The zone to read wall times with this TZID in (see the module)."""
+        zone = self.zones.get(tzid)
+        if zone is None:
+            zone = self.zones[tzid] = self._resolve(tzid)
+        return zone
+
+    def _resolve(self, tzid: str) -> datetime.tzinfo:
+        key = _iana_name(tzid)
+        if key is not None:
+            return _zone(key)
+        component = self.vtimezones.get(tzid.strip())
+        if component is None:
+            self.warn(f'Unknown time zone "{tzid}" (no VTIMEZONE): its times were read as UTC.')
+            return _UTC
+        try:
+            custom = component.to_tz(lookup_tzid=False)
+            match = _matching_zone(custom, self.years)
+        except Exception:
+            self.warn(f'The VTIMEZONE "{tzid}" could not be read: its times were read as UTC.')
+            return _UTC
+        if match is not None:
+            self.warn(f'Time zone "{tzid}" was read as {match} (the same UTC offsets).')
+            return _zone(match)
+        self.warn(f'Time zone "{tzid}" matches no known zone: its times were converted to {self.feed_name}.')
+        return custom
+
+    def _normal(self, value: Any, tzid: Any) -> Any:
+        """A DTSTART-like value with its zone resolved (see the module)."""
+        if isinstance(value, tuple):  # an RDATE period
+            return (
+                self._normal(value[0], tzid),
+                self._normal(value[1], tzid) if isinstance(value[1], datetime.date) else value[1],
+            )
+        if not isinstance(value, datetime.datetime):
+            return value
+        if tzid:
+            value = value.replace(tzinfo=self.zone_of(str(tzid)))
+        elif value.tzinfo is None:
+            return value
+        if self.xwr_zone is not None and _is_utc(value.tzinfo):
+            return value.astimezone(self.xwr_zone)
+        return value
+
+    # -- one VEVENT ----------------------------------------------------------------------------
+
+    def _event(self, block: list[str]) -> Component | None:
+        """The VEVENT with its times resolved, or None (warned) when it cannot be used."""
+        try:
+            event = _component(block)
+        except Exception:
+            summary = next((line.split(":", 1)[-1].strip() for line in block if line.upper().startswith("SUMMARY")), "")
+            self.warn(f"A VEVENT could not be read{f' ({summary})' if summary else ''}; it was skipped.")
+            return None
+        label = self._label(event)
+        start = event.get("DTSTART")
+        if start is None:
+            self.warn(f"{label} has no DTSTART; it was skipped.")
+            return None
+        for name in ("DTSTART", "RECURRENCE-ID", "DTEND"):
+            prop = event.get(name)
+            if prop is None:
+                continue
+            if isinstance(prop, list) or isinstance(prop, vBroken) or not isinstance(getattr(prop, "dt", None), datetime.date):
+                if name == "DTEND":
+                    del event[name]
+                    self.warn(f"{label} has an unreadable DTEND; it was ignored.")
+                    continue
+                self.warn(f"{label} has an unreadable {name}; it was skipped.")
+                return None
+            prop.dt = self._normal(prop.dt, prop.params.get("TZID"))
+        end = event.get("DTEND")
+        if end is not None and _before(end.dt, event["DTSTART"].dt):
+            del event["DTEND"]
+            self.warn(f"{label} ends before it starts; its end was ignored.")
+        duration = event.get("DURATION")
+        if duration is not None and (isinstance(duration, (list, vBroken)) or not isinstance(duration.dt, datetime.timedelta)):
+            del event["DURATION"]
+            self.warn(f"{label} has an unreadable DURATION; it was ignored.")
+        for name in ("RDATE", "EXDATE"):
+            self._dates(event, name, label)
+        if "SEQUENCE" in event and _sequence(event) is None:
+            del event["SEQUENCE"]
+        rules = event.get("RRULE")
+        if rules is not None:
+            kept = [
+                rule
+                for rule in (rules if isinstance(rules, list) else [rules])
+                if isinstance(rule, vRecur) and _freq(rule) is not None
+            ]
+            if len(kept) != (len(rules) if isinstance(rules, list) else 1):
+                self.warn(f"{label} has an unreadable RRULE; it was ignored.")
+            self._set(event, "RRULE", kept)
+        if "UID" not in event or not _one_line(event.get("UID")):
+            seed = f"{_recurrence_text(event['DTSTART'].dt)}|{_one_line(event.get('SUMMARY'))}"
+            event["UID"] = "calpress-" + hashlib.sha256(seed.encode()).hexdigest()[:24]
+        else:
+            event["UID"] = _one_line(event.get("UID"))
+        return event
+
+    def _label(self, event: Component) -> str:
+        uid = _one_line(event.get("UID"))
+        if uid:
+            return f'Event "{uid}"'
+        summary = _one_line(event.get("SUMMARY"))
+        return f'Event "{summary}"' if summary else "An event"
+
+    def _dates(self, event: Component, name: str, label: str) -> None:
+        values = event.get(name)
+        if values is None:
+            return
+        items = values if isinstance(values, list) else [values]
+        kept = []
+        for item in items:
+            dts = getattr(item, "dts", None) if not isinstance(item, vBroken) else None
+            if dts is None:
+                self.warn(f"{label} has an unreadable {name}; it was ignored.")
+                continue
+            for entry in dts:
+                entry.dt = self._normal(entry.dt, entry.params.get("TZID") or item.params.get("TZID"))
+            kept.append(item)
+        self._set(event, name, kept)
+
+    @staticmethod
+    def _set(event: Component, name: str, values: list[Any]) -> None:
+        if name in event:
+            del event[name]
+        if values:
+            event[name] = values if len(values) > 1 else values[0]
+
+    # -- one series ----------------------------------------------------------------------------
+
+    def _series(self, uid: str, components: list[Component]) -> list[FeedEvent]:
+        """The occurrences of the VEVENTs of one UID inside the window."""
+        series = any(
+            c.get("RRULE") is not None or c.get("RDATE") is not None or c.get("RECURRENCE-ID") is not None for c in components
+        )
+        label = f'Event "{uid}"'
+        for component in components:
+            if component.get("RRULE") is not None and component.get("RECURRENCE-ID") is None:
+                self._bound(component, label)
+        calendar = Calendar()
+        for component in components:
+            calendar.add_component(component)
+        try:
+            occurrences = recurring_ical_events.CalendarQuery(calendar).between(self.window_start, self.window_end)
+        except Exception as err:
+            self.warn(f"{label} could not be expanded ({type(err).__name__}: {err}); it was skipped.")
+            return []
+        occurrences.sort(key=lambda occurrence: _sort_key(occurrence["DTSTART"].dt))
+        found: list[FeedEvent] = []
+        cancelled = 0
+        for occurrence in occurrences:
+            if _one_line(occurrence.get("STATUS")).upper() == "CANCELLED":
+                cancelled += 1
+                continue
+            if len(found) >= self.max_occurrences:
+                self.warn(
+                    f"{label} has more than {self.max_occurrences} occurrences in the window; the first {self.max_occurrences} were kept."
+                )
+                break
+            try:
+                found.append(self._feed_event(uid, series, occurrence))
+            except Exception as err:
+                self.warn(f"{label}: an occurrence could not be read ({type(err).__name__}); it was skipped.")
+        if cancelled:
+            self.warn(
+                f"{label}: {cancelled} cancelled occurrence(s) skipped." if series else f"{label} is cancelled; it was skipped."
+            )
+        return found
+
+    def _bound(self, event: Component, label: str) -> None:
+        """Drops the rules that never occur and cuts those that would run away (see the module)."""
+        rules = _readables(event, "RRULE")
+        if len(rules) == 1:
+            self._fast_forward(event, rules[0])
+            rules = _readables(event, "RRULE")
+        start = event["DTSTART"].dt
+        kept = []
+        for recur in rules:
+            try:
+                if _never_occurs(recur, start):
+                    self.warn(f"{label} has an RRULE that never occurs; it was ignored.")
+                    continue
+                rule = _dateutil_rule(recur, start)
+            except Exception:
+                self.warn(f"{label} has an unreadable RRULE; it was ignored.")
+                continue
+            bounded = self._walk(rule, recur, start, self._duration(event), label)
+            if bounded is not None:
+                kept.append(bounded)
+        self._set(event, "RRULE", kept)
+
+    def _duration(self, event: Component) -> datetime.timedelta:
+        start = event["DTSTART"].dt
+        end = event.get("DTEND")
+        if end is not None and isinstance(end.dt, datetime.datetime) == isinstance(start, datetime.datetime):
+            try:
+                return max(end.dt - start, datetime.timedelta(0))
+            except TypeError:
+                pass
+        duration = event.get("DURATION")
+        if duration is not None:
+            return max(duration.dt, datetime.timedelta(0))
+        return datetime.timedelta(0) if isinstance(start, datetime.datetime) else _DAY
+
+    def _frame(self, start: datetime.date) -> tuple[datetime.datetime, datetime.datetime]:
+        """The window in the rule's frame (dateutil's: naive or in the start's zone)."""
+        zone = start.tzinfo if isinstance(start, datetime.datetime) else None
+        return self.window_start.replace(tzinfo=zone), self.window_end.replace(tzinfo=zone)
+
+    def _fast_forward(self, event: Component, recur: vRecur) -> None:
+        """Moves the start of a daily-or-finer rule that begins long before the window forward by
+        whole periods, when that keeps its instants (no COUNT, or no BY parts to count with)."""
+        rank = _freq(recur)
+        start = event["DTSTART"].dt
+        if rank is None or rank > 3 or (rank < 3 and not isinstance(start, datetime.datetime)):
+            return
+        counts = _values(recur, "COUNT")
+        if counts and _has_rule_parts(recur):
+            return
+        step = datetime.timedelta(seconds=_interval(recur) * _FREQ_SECONDS[rank])
+        low = self._frame(start)[0] - self._duration(event)
+        first = start if isinstance(start, datetime.datetime) else datetime.datetime.combine(start, _MIDNIGHT)
+        periods = (low - first) // step - 1
+        if periods < 1:
+            return
+        shift = step * periods
+        if counts:
+            try:
+                left = int(counts[0]) - periods
+            except (TypeError, ValueError):
+                return
+            if left <= 0:
+                del event["RRULE"]
+                return
+            parts = {str(key).upper(): value for key, value in recur.items()}
+            parts["COUNT"] = [left]
+            event["RRULE"] = vRecur(parts)
+        event["DTSTART"].dt = start + shift
+        end = event.get("DTEND")
+        if end is not None:
+            end.dt = end.dt + shift
+
+    def _walk(
+        self, rule: du.rrule, recur: vRecur, start: datetime.date, duration: datetime.timedelta, label: str
+    ) -> vRecur | None:
+        """The rule as it may be expanded: itself, cut with an UNTIL, or None (dropped)."""
+        low, high = self._frame(start)
+        low -= duration
+        inside = 0
+        last: datetime.datetime | None = None
+        steps = min(_RULE_STEPS, self.steps_left)
+        iterator: Iterator[datetime.datetime] = iter(rule)
+        for index, instant in enumerate(iterator):
+            if instant >= high:
+                self.steps_left -= index
+                return recur
+            if index >= steps:
+                self.steps_left -= index
+                if last is None:
+                    self.warn(f"{label} has an RRULE too dense to reach the window; it was ignored.")
+                    return None
+                self.warn(f"{label} has an RRULE too dense to expand through the window; it was cut.")
+                return _with_until(recur, _until_value(last, start))
+            if instant >= low:
+                if inside == self.max_occurrences:
+                    self.steps_left -= index
+                    self.warn(
+                        f"{label} has more than {self.max_occurrences} occurrences in the window; the first {self.max_occurrences} were kept."
+                    )
+                    return _with_until(recur, _until_value(last, start))  # type: ignore[arg-type]
+                inside += 1
+                last = instant
+        return recur
+
+    # -- one occurrence ------------------------------------------------------------------------
+
+    def _feed_event(self, uid: str, series: bool, occurrence: Component) -> FeedEvent:
+        start = occurrence["DTSTART"].dt
+        end_prop = occurrence.get("DTEND")
+        end = end_prop.dt if end_prop is not None else start
+        data: dict[str, Any] = {
+            "title": html.escape(_one_line(occurrence.get("SUMMARY")), quote=False),
+            "description": _paragraphs(_plain(occurrence.get("DESCRIPTION"))),
+        }
+        data.update(self._times(start, end))
+        url = _one_line(occurrence.get("URL"))
+        data["website"] = url if _WEB_ADDRESS.fullmatch(url) else ""
+        data["venue"] = self._venue(occurrence)
+        data["organizer"] = self._organizers(occurrence)
+        data["categories"] = self._categories(occurrence)
+        data["status"] = "publish"
+        recurrence_id = None
+        if series:
+            prop = occurrence.get("RECURRENCE-ID")
+            recurrence_id = _recurrence_text(prop.dt if prop is not None else start)
+        return FeedEvent(
+            source_key=f"{uid}@{recurrence_id}" if recurrence_id else uid,
+            uid=uid,
+            recurrence_id=recurrence_id,
+            series=series,
+            data=data,
+            sequence=_sequence(occurrence) or 0,
+            last_modified=self._modified(occurrence),
+        )
+
+    def _times(self, start: datetime.date, end: datetime.date) -> dict[str, Any]:
+        if not isinstance(start, datetime.datetime):
+            if isinstance(end, datetime.datetime):
+                last = end.date() if end.time() != _MIDNIGHT else end.date() - _DAY
+            else:
+                last = end - _DAY
+            last = max(last, start)
+            return {
+                "start_date": _wall_text(datetime.datetime.combine(start, _MIDNIGHT)),
+                "end_date": _wall_text(datetime.datetime.combine(last, datetime.time(23, 59, 59))),
+                "all_day": True,
+                "timezone": self.feed_name,
+            }
+        zone, name = self.feed_zone, self.feed_name
+        if isinstance(start.tzinfo, zoneinfo.ZoneInfo) and not _is_utc(start.tzinfo):
+            zone, name = start.tzinfo, start.tzinfo.key
+        if not isinstance(end, datetime.datetime):
+            end = datetime.datetime.combine(end, _MIDNIGHT, tzinfo=start.tzinfo)
+        wall_start, wall_end = self._wall(start, zone), self._wall(end, zone)
+        return {
+            "start_date": _wall_text(wall_start),
+            "end_date": _wall_text(max(wall_start, wall_end)),
+            "all_day": False,
+            "timezone": name,
+        }
+
+    @staticmethod
+    def _wall(value: datetime.datetime, zone: datetime.tzinfo) -> datetime.datetime:
+        if value.tzinfo is None:
+            return value
+        return value.astimezone(zone).replace(tzinfo=None)
+
+    def _venue(self, occurrence: Component) -> dict[str, str] | None:
+        text = _plain(occurrence.get("LOCATION")).replace("\r\n", "\n").replace("\r", "\n").strip()
+        if not text or _WEB_ADDRESS.fullmatch(text):
+            return None
+        lines = [" ".join(line.split()) for line in text.split("\n")]
+        lines = [line for line in lines if line]
+        if len(lines) > 1:
+            name, rest = lines[0], lines[1:]
+        else:
+            name, _, tail = lines[0].partition(",")
+            rest = [tail]
+        parts = [" ".join(part.split()) for chunk in rest for part in chunk.split(",")]
+        address = ", ".join(part for part in parts if part)
+        name = name.strip(" ,")
+        if not name:
+            name, address = address, ""
+        venue = {"venue": html.escape(name, quote=False)}
+        if address:
+            venue["address"] = address
+        geo = _readable(occurrence, "GEO")
+        latitude, longitude = getattr(geo, "latitude", None), getattr(geo, "longitude", None)
+        if (
+            isinstance(latitude, float) and isinstance(longitude, float)
+            and -90 <= latitude <= 90 and -180 <= longitude <= 180
+        ):  # fmt: skip
+            venue["geo_lat"], venue["geo_lng"] = repr(latitude), repr(longitude)
+        return venue
+
+    def _organizers(self, occurrence: Component) -> list[dict[str, str]]:
+        found = []
+        for value in _readables(occurrence, "ORGANIZER"):
+            address = _one_line(value)
+            email = address[7:].strip() if address.lower().startswith("mailto:") else ""
+            if email and not _EMAIL.fullmatch(email):
+                email = ""
+            params = getattr(value, "params", {})
+            name = " ".join(str(params.get("CN") or "").split()) or email
+            if name:
+                found.append({"organizer": html.escape(name, quote=False), "email": email})
+        return found
+
+    def _categories(self, occurrence: Component) -> list[str]:
+        found: dict[str, None] = {}
+        for value in _readables(occurrence, "CATEGORIES"):
+            for name in getattr(value, "cats", None) or []:
+                text = _one_line(name)
+                if text.isdigit():
+                    self.warn(f'The category "{text}" was left out: a name of digits only reads as a term id.')
+                elif text:
+                    found[text] = None
+        return list(found)
+
+    @staticmethod
+    def _modified(occurrence: Component) -> str | None:
+        prop = _readable(occurrence, "LAST-MODIFIED")
+        value = getattr(prop, "dt", None)
+        if not isinstance(value, datetime.datetime):
+            return None
+        value = value.replace(tzinfo=_UTC) if value.tzinfo is None else value.astimezone(_UTC)
+        return value.replace(microsecond=0).isoformat()

@@ -1,0 +1,820 @@
+"""Tests for ``calpress.calendar.ics_import``: iCalendar feeds read into the calendar's event data.
+
+Pure and fast: feeds are written inline (or with ``calpress.calendar.ical``, the site's own
+writer, for the round trip) and parsed; no database.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from calpress.calendar.ical import IcalEvent, calendar_bytes, html_to_text
+from calpress.calendar.ics_import import MAX_OCCURRENCES, FeedError, FeedEvent, ParsedFeed, parse_feed
+from calpress.compat.timezones import FixedOffsetZone
+
+WINDOW = {"window_start": date(2026, 1, 1), "window_end": date(2027, 1, 1)}
+
+
+def feed(*events: str, header: str = "", timezones: str = "") -> str:
+    """A VCALENDAR around these VEVENT bodies (lines without BEGIN/END:VEVENT)."""
+    parts = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN"]
+    if header:
+        parts.append(header.strip())
+    if timezones:
+        parts.append(timezones.strip())
+    for body in events:
+        parts += ["BEGIN:VEVENT", *(line.strip() for line in body.strip().splitlines()), "END:VEVENT"]
+    parts.append("END:VCALENDAR")
+    return "\r\n".join(parts) + "\r\n"
+
+
+def parse(text: str | bytes, **kwargs: object) -> ParsedFeed:
+    options = {**WINDOW, **kwargs}
+    return parse_feed(text, **options)  # type: ignore[arg-type]
+
+
+def only(parsed: ParsedFeed) -> FeedEvent:
+    (event,) = parsed.events
+    return event
+
+
+def times(event: FeedEvent) -> tuple[str, str, str]:
+    return event.data["start_date"], event.data["end_date"], event.data["timezone"]
+
+
+def by_uid(parsed: ParsedFeed, uid: str) -> list[FeedEvent]:
+    return [event for event in parsed.events if event.uid == uid]
+
+
+def warned(parsed: ParsedFeed, *words: str) -> bool:
+    return any(all(word in warning for word in words) for warning in parsed.warnings)
+
+
+# --------------------------------------------------------------------------------------------
+# Single events
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_single_event_and_all_its_fields():
+    parsed = parse(
+        feed(
+            """
+            UID:one@example.org
+            DTSTAMP:20260101T000000Z
+            SEQUENCE:3
+            LAST-MODIFIED:20260102T030405Z
+            DTSTART;TZID=Europe/Berlin:20260601T180000
+            DTEND;TZID=Europe/Berlin:20260601T203000
+            SUMMARY:Rock & Roll <night>
+            DESCRIPTION:First line\\nsecond line\\n\\nNew paragraph with <b>tags</b>
+            URL:https://example.org/rock
+            """,
+            header="X-WR-CALNAME:Town events",
+        )
+    )
+    assert (parsed.name, parsed.timezone, parsed.warnings) == ("Town events", "", [])
+    event = only(parsed)
+    assert (event.source_key, event.uid, event.recurrence_id, event.series) == ("one@example.org", "one@example.org", None, False)
+    assert (event.sequence, event.last_modified) == (3, "2026-01-02T03:04:05+00:00")
+    assert event.data == {
+        "title": "Rock &amp; Roll &lt;night&gt;",
+        "description": "<p>First line<br />\nsecond line</p>\n<p>New paragraph with &lt;b&gt;tags&lt;/b&gt;</p>",
+        "start_date": "2026-06-01 18:00:00",
+        "end_date": "2026-06-01 20:30:00",
+        "all_day": False,
+        "timezone": "Europe/Berlin",
+        "website": "https://example.org/rock",
+        "venue": None,
+        "organizer": [],
+        "categories": [],
+        "status": "publish",
+    }
+
+
+def test_only_web_addresses_become_the_website():
+    parsed = parse(
+        feed("UID:a\nDTSTART:20260601T100000Z\nURL:javascript:alert(1)", "UID:b\nDTSTART:20260601T100000Z\nURL:ftp://x/y")
+    )
+    assert [event.data["website"] for event in parsed.events] == ["", ""]
+
+
+def test_duration_instead_of_dtend_and_no_end_at_all():
+    parsed = parse(
+        feed(
+            "UID:d\nDTSTART;TZID=Europe/Paris:20260601T100000\nDURATION:PT1H30M",
+            "UID:n\nDTSTART;TZID=Europe/Paris:20260601T100000",
+            "UID:ad\nDTSTART;VALUE=DATE:20260601\nDURATION:P3D",
+        )
+    )
+    assert times(by_uid(parsed, "d")[0]) == ("2026-06-01 10:00:00", "2026-06-01 11:30:00", "Europe/Paris")
+    assert times(by_uid(parsed, "n")[0]) == ("2026-06-01 10:00:00", "2026-06-01 10:00:00", "Europe/Paris")
+    (all_day,) = by_uid(parsed, "ad")
+    assert (all_day.data["start_date"], all_day.data["end_date"], all_day.data["all_day"]) == (
+        "2026-06-01 00:00:00",
+        "2026-06-03 23:59:59",
+        True,
+    )
+
+
+def test_an_end_before_the_start_becomes_the_start():
+    event = only(parse(feed("UID:x\nDTSTART:20260601T100000Z\nDTEND:20260601T090000Z")))
+    assert times(event) == ("2026-06-01 10:00:00", "2026-06-01 10:00:00", "UTC")
+
+
+# --------------------------------------------------------------------------------------------
+# All-day events
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "end, last",
+    [
+        ("DTEND;VALUE=DATE:20260502", "2026-05-01"),  # the exclusive end: one day
+        ("DTEND;VALUE=DATE:20260504", "2026-05-03"),  # three days
+        ("", "2026-05-01"),  # no end: one day
+        ("DTEND;VALUE=DATE:20260501", "2026-05-01"),  # an end not after the start: one day
+    ],
+)
+def test_all_day_events_end_the_day_before_their_exclusive_end(end, last):
+    parsed = parse(feed(f"UID:ad\nSUMMARY:Fair\nDTSTART;VALUE=DATE:20260501\n{end}", header="X-WR-TIMEZONE:Europe/Rome"))
+    event = only(parsed)
+    assert event.data["all_day"] is True
+    assert times(event) == ("2026-05-01 00:00:00", f"{last} 23:59:59", "Europe/Rome")
+
+
+def test_all_day_events_take_the_default_zone_without_x_wr_timezone():
+    event = only(
+        parse(feed("UID:ad\nDTSTART;VALUE=DATE:20260501\nDTEND;VALUE=DATE:20260502"), default_timezone="America/Chicago")
+    )
+    assert times(event) == ("2026-05-01 00:00:00", "2026-05-01 23:59:59", "America/Chicago")
+
+
+# --------------------------------------------------------------------------------------------
+# Recurrences
+# --------------------------------------------------------------------------------------------
+
+WEEKLY = """
+UID:weekly@example.org
+SUMMARY:Choir
+DTSTART;TZID=Europe/Paris:20260302T190000
+DTEND;TZID=Europe/Paris:20260302T210000
+RRULE:FREQ=WEEKLY;COUNT=6
+EXDATE;TZID=Europe/Paris:20260309T190000
+RDATE;TZID=Europe/Paris:20260320T180000
+"""
+OVERRIDE = """
+UID:weekly@example.org
+RECURRENCE-ID;TZID=Europe/Paris:20260316T190000
+SEQUENCE:1
+SUMMARY:Choir (moved)
+DTSTART;TZID=Europe/Paris:20260317T200000
+DTEND;TZID=Europe/Paris:20260317T220000
+"""
+
+
+def test_a_weekly_rule_with_exdate_rdate_and_an_override():
+    parsed = parse(feed(WEEKLY, OVERRIDE))
+    assert parsed.warnings == []
+    found = [(e.source_key, e.recurrence_id, e.data["title"], e.data["start_date"], e.data["end_date"]) for e in parsed.events]
+    assert found == [
+        ("weekly@example.org@20260302T180000Z", "20260302T180000Z", "Choir", "2026-03-02 19:00:00", "2026-03-02 21:00:00"),
+        # 03-09 is excluded; 03-16 is moved to 03-17 and keeps its key
+        (
+            "weekly@example.org@20260316T180000Z",
+            "20260316T180000Z",
+            "Choir (moved)",
+            "2026-03-17 20:00:00",
+            "2026-03-17 22:00:00",
+        ),
+        ("weekly@example.org@20260320T170000Z", "20260320T170000Z", "Choir", "2026-03-20 18:00:00", "2026-03-20 20:00:00"),
+        ("weekly@example.org@20260323T180000Z", "20260323T180000Z", "Choir", "2026-03-23 19:00:00", "2026-03-23 21:00:00"),
+        # summer time from 03-29: the wall time stays, the UTC recurrence id moves
+        ("weekly@example.org@20260330T170000Z", "20260330T170000Z", "Choir", "2026-03-30 19:00:00", "2026-03-30 21:00:00"),
+        ("weekly@example.org@20260406T170000Z", "20260406T170000Z", "Choir", "2026-04-06 19:00:00", "2026-04-06 21:00:00"),
+    ]
+    assert all(e.series and e.uid == "weekly@example.org" and e.data["timezone"] == "Europe/Paris" for e in parsed.events)
+    # The series' highest SEQUENCE is given to every occurrence.
+    assert {e.sequence for e in parsed.events} == {1}
+
+
+def test_source_keys_are_stable_across_parses_and_orders():
+    first = parse(feed(WEEKLY, OVERRIDE))
+    again = parse(feed(OVERRIDE, WEEKLY))
+    assert [e.source_key for e in first.events] == [e.source_key for e in again.events]
+    assert [e.data for e in first.events] == [e.data for e in again.events]
+    # Without the override, the occurrence it replaced comes back under the same key.
+    plain = parse(feed(WEEKLY))
+    assert {e.source_key for e in plain.events} == {e.source_key for e in first.events}
+
+
+def test_a_weekly_series_keeps_its_wall_time_across_the_march_change():
+    parsed = parse(
+        feed(
+            "UID:dst\nDTSTART;TZID=Europe/Paris:20260316T090000\nDTEND;TZID=Europe/Paris:20260316T100000\nRRULE:FREQ=WEEKLY;COUNT=4"
+        )
+    )
+    assert [times(e) for e in parsed.events] == [
+        (f"2026-{day} 09:00:00", f"2026-{day} 10:00:00", "Europe/Paris") for day in ("03-16", "03-23", "03-30", "04-06")
+    ]
+    assert [e.recurrence_id for e in parsed.events] == [
+        "20260316T080000Z",
+        "20260323T080000Z",
+        "20260330T070000Z",
+        "20260406T070000Z",
+    ]
+
+
+def test_all_day_and_floating_series_have_date_and_local_recurrence_ids():
+    parsed = parse(
+        feed(
+            "UID:days\nDTSTART;VALUE=DATE:20260601\nRRULE:FREQ=DAILY;COUNT=2",
+            "UID:float\nDTSTART:20260601T090000\nRRULE:FREQ=DAILY;COUNT=2",
+        ),
+        default_timezone="Asia/Tokyo",
+    )
+    assert [e.source_key for e in parsed.events] == [
+        "days@20260601",
+        "days@20260602",
+        "float@20260601T090000",
+        "float@20260602T090000",
+    ]
+    assert [e.data["timezone"] for e in parsed.events] == ["Asia/Tokyo"] * 4
+
+
+def test_occurrences_outside_the_window_are_left_out():
+    parsed = parse(
+        feed(
+            "UID:w\nDTSTART:20260105T100000Z\nDTEND:20260105T110000Z\nRRULE:FREQ=WEEKLY",
+            "UID:before\nDTSTART:20260130T100000Z\nDTEND:20260130T110000Z",
+            "UID:after\nDTSTART:20260301T000000Z\nDTEND:20260301T010000Z",
+            "UID:across\nDTSTART:20260131T220000Z\nDTEND:20260201T020000Z",
+        ),
+        window_start=date(2026, 2, 1),
+        window_end=date(2026, 3, 1),
+    )
+    assert [e.data["start_date"][:10] for e in by_uid(parsed, "w")] == ["2026-02-02", "2026-02-09", "2026-02-16", "2026-02-23"]
+    assert by_uid(parsed, "before") == [] and by_uid(parsed, "after") == []
+    # An event overlapping the window's start is in it.
+    assert len(by_uid(parsed, "across")) == 1
+
+
+def test_an_empty_window_is_an_error():
+    with pytest.raises(ValueError):
+        parse_feed(feed(), window_start=date(2026, 1, 1), window_end=date(2026, 1, 1))
+
+
+# --------------------------------------------------------------------------------------------
+# Time zones
+# --------------------------------------------------------------------------------------------
+
+EASTERN = """
+BEGIN:VTIMEZONE
+TZID:Eastern Standard Time
+BEGIN:STANDARD
+DTSTART:16011104T020000
+RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=11
+TZOFFSETFROM:-0400
+TZOFFSETTO:-0500
+END:STANDARD
+BEGIN:DAYLIGHT
+DTSTART:16010311T020000
+RRULE:FREQ=YEARLY;BYDAY=2SU;BYMONTH=3
+TZOFFSETFROM:-0500
+TZOFFSETTO:-0400
+END:DAYLIGHT
+END:VTIMEZONE
+"""
+
+CUSTOM_CET = """
+BEGIN:VTIMEZONE
+TZID:My Office Time
+BEGIN:DAYLIGHT
+DTSTART:19700329T020000
+RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU
+TZOFFSETFROM:+0100
+TZOFFSETTO:+0200
+TZNAME:CEST
+END:DAYLIGHT
+BEGIN:STANDARD
+DTSTART:19701025T030000
+RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU
+TZOFFSETFROM:+0200
+TZOFFSETTO:+0100
+TZNAME:CET
+END:STANDARD
+END:VTIMEZONE
+"""
+
+MARS = """
+BEGIN:VTIMEZONE
+TZID:Mars Base
+BEGIN:STANDARD
+DTSTART:19700101T000000
+TZOFFSETFROM:+0537
+TZOFFSETTO:+0537
+TZNAME:MBT
+END:STANDARD
+END:VTIMEZONE
+"""
+
+
+def test_an_iana_tzid_is_used_as_is():
+    event = only(
+        parse(
+            feed(
+                "UID:x\nDTSTART;TZID=America/Argentina/Buenos_Aires:20260601T100000\nDTEND;TZID=America/Argentina/Buenos_Aires:20260601T120000"
+            )
+        )
+    )
+    assert times(event) == ("2026-06-01 10:00:00", "2026-06-01 12:00:00", "America/Argentina/Buenos_Aires")
+
+
+@pytest.mark.filterwarnings("ignore::icalendar.error.GloballyUniqueTZIDGuessed")
+def test_a_globally_unique_tzid_ends_with_its_iana_name():
+    event = only(parse(feed("UID:x\nDTSTART;TZID=/freeassociation.sourceforge.net/Tzfile/Europe/Vienna:20260601T100000")))
+    assert times(event)[2] == "Europe/Vienna"
+
+
+def test_a_windows_named_vtimezone_is_its_iana_zone():
+    parsed = parse(
+        feed(
+            "UID:x\nDTSTART;TZID=Eastern Standard Time:20260601T090000\nDTEND;TZID=Eastern Standard Time:20260601T100000",
+            timezones=EASTERN,
+        )
+    )
+    assert parsed.warnings == []
+    assert times(only(parsed)) == ("2026-06-01 09:00:00", "2026-06-01 10:00:00", "America/New_York")
+
+
+def test_a_windows_name_without_vtimezone_is_known_too():
+    event = only(parse(feed("UID:x\nDTSTART;TZID=W. Europe Standard Time:20260601T090000")))
+    assert times(event)[::2] == ("2026-06-01 09:00:00", "Europe/Berlin")
+
+
+def test_a_custom_vtimezone_is_matched_to_a_zone_with_the_same_offsets():
+    parsed = parse(
+        feed(
+            "UID:x\nDTSTART;TZID=My Office Time:20260316T090000\nDTEND;TZID=My Office Time:20260316T100000\nRRULE:FREQ=WEEKLY;COUNT=3",
+            timezones=CUSTOM_CET,
+        )
+    )
+    assert [times(e) for e in parsed.events] == [
+        (f"2026-{day} 09:00:00", f"2026-{day} 10:00:00", "Europe/Berlin") for day in ("03-16", "03-23", "03-30")
+    ]
+    assert warned(parsed, "My Office Time", "Europe/Berlin")
+
+
+def test_a_custom_vtimezone_matching_no_zone_is_converted_to_the_feed_zone():
+    parsed = parse(feed("UID:x\nDTSTART;TZID=Mars Base:20260601T120000\nDTEND;TZID=Mars Base:20260601T130000", timezones=MARS))
+    assert times(only(parsed)) == ("2026-06-01 06:23:00", "2026-06-01 07:23:00", "UTC")
+    assert warned(parsed, "Mars Base", "converted")
+    in_paris = parse(feed("UID:x\nDTSTART;TZID=Mars Base:20260601T120000", timezones=MARS), default_timezone="Europe/Paris")
+    assert times(only(in_paris))[::2] == ("2026-06-01 08:23:00", "Europe/Paris")
+
+
+def test_an_unknown_tzid_without_vtimezone_is_read_as_utc():
+    parsed = parse(feed("UID:x\nDTSTART;TZID=Nowhere/Special:20260601T120000\nDTEND;TZID=Nowhere/Special:20260601T130000"))
+    assert times(only(parsed)) == ("2026-06-01 12:00:00", "2026-06-01 13:00:00", "UTC")
+    assert warned(parsed, "Nowhere/Special", "UTC")
+
+
+def test_floating_times_keep_their_wall_time_in_the_default_zone():
+    event = only(parse(feed("UID:x\nDTSTART:20260601T100000\nDTEND:20260601T113000"), default_timezone="Europe/Paris"))
+    assert times(event) == ("2026-06-01 10:00:00", "2026-06-01 11:30:00", "Europe/Paris")
+
+
+def test_utc_times_are_shown_in_the_default_zone():
+    event = only(parse(feed("UID:x\nDTSTART:20260601T100000Z\nDTEND:20260601T113000Z"), default_timezone="Europe/Paris"))
+    assert times(event) == ("2026-06-01 12:00:00", "2026-06-01 13:30:00", "Europe/Paris")
+    assert times(only(parse(feed("UID:x\nDTSTART:20260601T100000Z"))))[::2] == ("2026-06-01 10:00:00", "UTC")
+
+
+def test_calpress_fixed_offset_names_are_accepted_as_default_zone():
+    event = only(parse(feed("UID:x\nDTSTART:20260601T100000Z"), default_timezone="UTC+2"))
+    assert times(event)[::2] == ("2026-06-01 12:00:00", "UTC+2")
+
+
+def test_an_unusable_default_zone_means_utc_with_a_warning():
+    parsed = parse(feed("UID:x\nDTSTART:20260601T100000Z"), default_timezone="Not/AZone")
+    assert times(only(parsed))[::2] == ("2026-06-01 10:00:00", "UTC")
+    assert warned(parsed, "Not/AZone")
+
+
+def test_x_wr_timezone_is_the_zone_of_utc_and_floating_times():
+    parsed = parse(
+        feed("UID:z\nDTSTART:20260601T160000Z", "UID:f\nDTSTART:20260601T100000", header="X-WR-TIMEZONE:America/New_York"),
+        default_timezone="Europe/Paris",
+    )
+    assert parsed.timezone == "America/New_York"
+    assert [times(e)[::2] for e in parsed.events] == [
+        ("2026-06-01 12:00:00", "America/New_York"),
+        ("2026-06-01 10:00:00", "America/New_York"),
+    ]
+
+
+def test_a_utc_rule_keeps_its_wall_time_in_x_wr_timezone_and_its_utc_time_without():
+    body = "UID:g\nDTSTART:20260301T140000Z\nRRULE:FREQ=WEEKLY;COUNT=3"
+    google = parse(feed(body, header="X-WR-TIMEZONE:America/New_York"))
+    assert [e.data["start_date"] for e in google.events] == ["2026-03-01 09:00:00", "2026-03-08 09:00:00", "2026-03-15 09:00:00"]
+    plain = parse(feed(body), default_timezone="America/New_York")
+    assert [e.data["start_date"] for e in plain.events] == ["2026-03-01 09:00:00", "2026-03-08 10:00:00", "2026-03-15 10:00:00"]
+    # The keys are UTC instants either way.
+    assert [e.recurrence_id for e in google.events] == ["20260301T140000Z", "20260308T130000Z", "20260315T130000Z"]
+
+
+def test_an_unknown_x_wr_timezone_is_ignored_with_a_warning():
+    parsed = parse(
+        feed("UID:z\nDTSTART:20260601T100000Z", header="X-WR-TIMEZONE:Somewhere/Else"), default_timezone="Europe/Paris"
+    )
+    assert times(only(parsed))[::2] == ("2026-06-01 12:00:00", "Europe/Paris")
+    assert warned(parsed, "Somewhere/Else")
+
+
+# --------------------------------------------------------------------------------------------
+# Status, places, people, categories
+# --------------------------------------------------------------------------------------------
+
+
+def test_cancelled_events_and_occurrences_are_skipped():
+    parsed = parse(
+        feed(
+            "UID:gone\nDTSTART:20260601T100000Z\nSTATUS:CANCELLED",
+            "UID:kept\nDTSTART:20260601T100000Z\nSTATUS:CONFIRMED",
+            "UID:s\nDTSTART:20260601T100000Z\nRRULE:FREQ=DAILY;COUNT=3",
+            "UID:s\nRECURRENCE-ID:20260602T100000Z\nDTSTART:20260602T100000Z\nSTATUS:CANCELLED",
+        )
+    )
+    assert [e.source_key for e in parsed.events] == ["kept", "s@20260601T100000Z", "s@20260603T100000Z"]
+    assert warned(parsed, "gone", "cancelled") and warned(parsed, '"s"', "1 cancelled")
+
+
+def test_location_organizer_and_categories():
+    parsed = parse(
+        feed(
+            """
+            UID:a
+            DTSTART:20260601T100000Z
+            LOCATION:Town Hall\\, 1 Main St\\, Springfield\\, IL\\, 62701
+            GEO:39.8;-89.6
+            ORGANIZER;CN="Doe, Jane":mailto:jane@example.org
+            CATEGORIES:Music,Art
+            CATEGORIES:Music, Dance ,,2026
+            """,
+            """
+            UID:b
+            DTSTART:20260601T100000Z
+            LOCATION:The Barn
+            ORGANIZER:MAILTO:bob@example.org
+            """,
+            """
+            UID:c
+            DTSTART:20260601T100000Z
+            LOCATION:Main Library\\nRoom 2\\, 2nd floor
+            ORGANIZER;CN=Parks & Rec:https://example.org/parks
+            """,
+            """
+            UID:d
+            DTSTART:20260601T100000Z
+            LOCATION:https://meet.example.org/abc
+            """,
+        )
+    )
+    a, b, c, d = (only_of(parsed, uid) for uid in "abcd")
+    assert a.data["venue"] == {
+        "venue": "Town Hall",
+        "address": "1 Main St, Springfield, IL, 62701",
+        "geo_lat": "39.8",
+        "geo_lng": "-89.6",
+    }
+    assert a.data["organizer"] == [{"organizer": "Doe, Jane", "email": "jane@example.org"}]
+    assert a.data["categories"] == ["Music", "Art", "Dance"]
+    assert warned(parsed, '"2026"')
+    assert b.data["venue"] == {"venue": "The Barn"}
+    assert b.data["organizer"] == [{"organizer": "bob@example.org", "email": "bob@example.org"}]
+    assert c.data["venue"] == {"venue": "Main Library", "address": "Room 2, 2nd floor"}
+    assert c.data["organizer"] == [{"organizer": "Parks &amp; Rec", "email": ""}]
+    assert d.data["venue"] is None
+
+
+def only_of(parsed: ParsedFeed, uid: str) -> FeedEvent:
+    (event,) = by_uid(parsed, uid)
+    return event
+
+
+# --------------------------------------------------------------------------------------------
+# Broken documents and components
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        "   \r\n",
+        b"<!DOCTYPE html><html><body>Not found</body></html>",
+        '{"events": []}',
+        b"\x00\x01\x02\xff\xfe\x00garbage",
+        "Here is the feed:\nBEGIN:VCALENDAR\nEND:VCALENDAR\n",
+        "BEGIN:VCARD\nFN:Jane\nEND:VCARD\n",
+        "/etc/passwd",
+    ],
+)
+def test_a_document_that_is_not_icalendar_is_a_feed_error(data):
+    with pytest.raises(FeedError):
+        parse(data)
+
+
+def test_an_empty_calendar_has_no_events():
+    parsed = parse("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n")
+    assert (parsed.events, parsed.warnings) == ([], [])
+
+
+def test_malformed_events_are_skipped_with_a_warning_and_the_rest_is_read():
+    text = feed(
+        "UID:nostart\nSUMMARY:No start",
+        "UID:badstart\nDTSTART:tomorrow-ish",
+        "UID:good1\nDTSTART:20260601T100000Z\nSEQUENCE:not-a-number\nGEO:north\nDTEND:soon",
+        "UID:badrule\nDTSTART:20260601T100000Z\nRRULE:FREQ=SOMETIMES",
+        'UID:badparam\nDTSTART;TZID="Europe/Paris:20260601T100000',
+    )
+    # Garbage between components, a stray END, and a VEVENT whose END is missing.
+    text = text.replace("BEGIN:VEVENT\r\nUID:good1", "this line is garbage\r\nEND:VTODO\r\nBEGIN:VEVENT\r\nUID:good1", 1)
+    text = text.replace(
+        "END:VCALENDAR",
+        "BEGIN:VEVENT\r\nUID:open\r\nDTSTART:20260601T100000Z\r\nBEGIN:VEVENT\r\nUID:good2\r\nDTSTART:20260602T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR",
+    )
+    parsed = parse(text)
+    assert [e.uid for e in parsed.events] == ["good1", "badrule", "good2"]
+    assert only_of(parsed, "good1").sequence == 0
+    assert only_of(parsed, "good1").data["end_date"] == "2026-06-01 10:00:00"
+    assert warned(parsed, "nostart", "no DTSTART")
+    assert warned(parsed, "badstart", "DTSTART")
+    assert warned(parsed, "badrule", "RRULE")
+    assert warned(parsed, "left open")
+    assert warned(parsed, "VTODO")
+    assert len(parsed.warnings) >= 5
+
+
+def test_a_feed_without_end_vcalendar_and_with_alarms_is_read():
+    text = feed(
+        "UID:a\nDTSTART:20260601T100000Z\nBEGIN:VALARM\nACTION:DISPLAY\nTRIGGER:-PT15M\nthis is not a property\nEND:VALARM"
+    )
+    parsed = parse(text.replace("END:VCALENDAR\r\n", ""))
+    assert [e.uid for e in parsed.events] == ["a"]
+
+
+def test_an_event_without_uid_gets_a_stable_one():
+    text = feed("SUMMARY:Anonymous\nDTSTART:20260601T100000Z")
+    first, again = only(parse(text)), only(parse(text))
+    assert first.uid.startswith("calpress-") and first.uid == again.uid == first.source_key
+
+
+def test_encodings_bom_and_line_endings():
+    text = feed("UID:a\nSUMMARY:Café déjà vu\nDTSTART:20260601T100000Z")
+    assert only(parse(text)).data["title"] == "Café déjà vu"
+    assert only(parse(b"\xef\xbb\xbf" + text.encode())).data["title"] == "Café déjà vu"
+    assert only(parse(text.replace("\r\n", "\n").encode())).data["title"] == "Café déjà vu"
+    latin = parse(text.encode("latin-1"))
+    assert only(latin).data["title"] == "Café déjà vu" and warned(latin, "UTF-8")
+    # A long line folded at 75 octets, and a fold inside a multi-byte character's neighbourhood.
+    folded = text.replace("SUMMARY:Café déjà vu", "SUMMARY:" + "x" * 70 + "\r\n " + "yz")
+    assert only(parse(folded)).data["title"] == "x" * 70 + "yz"
+
+
+# --------------------------------------------------------------------------------------------
+# Runaway rules
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_runaway_rule_is_capped():
+    started = time.perf_counter()
+    parsed = parse(feed("UID:r\nDTSTART:20260101T000000Z\nRRULE:FREQ=SECONDLY;COUNT=1000000000"))
+    assert time.perf_counter() - started < 15
+    assert len(parsed.events) == MAX_OCCURRENCES == 5000
+    assert parsed.events[0].data["start_date"] == "2026-01-01 00:00:00"
+    assert parsed.events[-1].data["start_date"] == "2026-01-01 01:23:19"
+    assert warned(parsed, "more than 5000")
+
+
+def test_the_caps_can_be_lowered():
+    parsed = parse(
+        feed("UID:r\nDTSTART:20260101T000000Z\nRRULE:FREQ=DAILY", "UID:s\nDTSTART:20260101T000000Z\nRRULE:FREQ=DAILY"),
+        max_occurrences=10,
+        max_events=15,
+    )
+    assert [len(by_uid(parsed, uid)) for uid in "rs"] == [10, 5]
+    assert warned(parsed, "more than 10") and warned(parsed, "more than 15 events")
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=1",  # February 30th
+        "FREQ=DAILY;BYMONTH=4;BYMONTHDAY=31",
+        "FREQ=HOURLY;BYSETPOS=3",  # one instant per hour, never a third
+        "FREQ=DAILY;INTERVAL=7;BYDAY=TU",  # every seventh day from a Monday
+        "FREQ=HOURLY;INTERVAL=168;BYDAY=WE",
+        "FREQ=MONTHLY;BYDAY=-6MO",
+        "FREQ=WEEKLY;BYSETPOS=9;BYDAY=MO",
+    ],
+)
+def test_a_rule_that_never_occurs_is_dropped_quickly(rule):
+    started = time.perf_counter()
+    parsed = parse(feed(f"UID:n\nDTSTART:20260105T100000Z\nRRULE:{rule}"))
+    assert time.perf_counter() - started < 2
+    # DTSTART is an occurrence all the same.
+    assert [e.data["start_date"] for e in parsed.events] == ["2026-01-05 10:00:00"]
+    assert warned(parsed, "never occurs")
+
+
+def test_a_dense_rule_starting_long_before_the_window_is_moved_forward():
+    # An hourly COUNT whose last instant is 2026-01-10 09:00.
+    count = (datetime(2026, 1, 10, 9) - datetime(2020, 1, 1)) // timedelta(hours=1) + 1
+    parsed = parse(
+        feed(
+            "UID:m\nDTSTART:20100101T000000Z\nDTEND:20100101T000500Z\nRRULE:FREQ=MINUTELY;INTERVAL=30",
+            f"UID:h\nDTSTART:20200101T000000Z\nRRULE:FREQ=HOURLY;COUNT={count}",
+        ),
+        window_start=date(2026, 1, 10),
+        window_end=date(2026, 1, 11),
+    )
+    minutes = by_uid(parsed, "m")
+    assert len(minutes) == 48
+    assert (minutes[0].data["start_date"], minutes[0].data["end_date"]) == ("2026-01-10 00:00:00", "2026-01-10 00:05:00")
+    assert minutes[-1].data["start_date"] == "2026-01-10 23:30:00"
+    assert [e.data["start_date"][11:] for e in by_uid(parsed, "h")] == [f"{hour:02d}:00:00" for hour in range(10)]
+    assert parsed.warnings == []
+
+
+def test_a_dense_counted_rule_that_cannot_reach_the_window_is_dropped():
+    parsed = parse(feed("UID:d\nDTSTART:20200101T000000Z\nRRULE:FREQ=SECONDLY;BYMINUTE=0,30;COUNT=1000000000"))
+    assert parsed.events == []
+    assert warned(parsed, "too dense")
+
+
+def test_a_large_feed_parses_in_reasonable_time():
+    bodies = []
+    for index in range(1500):
+        day = date(2026, 1, 1) + timedelta(days=index % 360)
+        body = (
+            f"UID:e{index}@example.org\nSUMMARY:Event {index}\nDTSTART;TZID=Europe/Paris:{day:%Y%m%d}T090000\n"
+            f"DTEND;TZID=Europe/Paris:{day:%Y%m%d}T100000\nDESCRIPTION:Text\nLOCATION:Hall\\, Street 1\n"
+            "CATEGORIES:A,B\nORGANIZER;CN=Jo:mailto:jo@example.org\nURL:https://example.org/"
+        )
+        if index % 10 == 0:
+            body += "\nRRULE:FREQ=WEEKLY;COUNT=20"
+        bodies.append(body)
+    text = feed(*bodies)
+    assert text.count("\r\n") > 16000
+    started = time.perf_counter()
+    parsed = parse(text)
+    assert time.perf_counter() - started < 15
+    # 1,350 single events and 150 series of 20 weeks, less the weeks that fall in 2027.
+    later = sum(
+        1
+        for index in range(0, 1500, 10)
+        for week in range(20)
+        if date(2026, 1, 1) + timedelta(days=index % 360, weeks=week) >= date(2027, 1, 1)
+    )
+    assert len(parsed.events) == 1350 + 150 * 20 - later
+    assert parsed.warnings == []
+
+
+# --------------------------------------------------------------------------------------------
+# The round trip through calpress's own writer
+# --------------------------------------------------------------------------------------------
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def export(*events: IcalEvent) -> bytes:
+    return calendar_bytes(events, site_name="Town Hall", home="https://events.example.org/", now=datetime(2026, 1, 2, 3, 4, 5))
+
+
+def make(event_id: int, start: datetime, end: datetime, zone, all_day: bool = False, **fields: object) -> IcalEvent:
+    fields.setdefault("summary", f"Event {event_id}")
+    fields.setdefault("url", f"https://events.example.org/event/e{event_id}/")
+    return IcalEvent(id=event_id, start=start, end=end, zone=zone, all_day=all_day, **fields)  # type: ignore[arg-type]
+
+
+def test_calpress_feeds_round_trip():
+    events = [
+        make(
+            1,
+            datetime(2026, 6, 1, 18, 0),
+            datetime(2026, 6, 1, 20, 30),
+            BERLIN,
+            summary="Rock &amp; Roll Night",
+            description_html="<p>Bring <strong>friends</strong>.</p><p>Doors at 6.</p>",
+            location="Town Hall, 1 Main St, Springfield, IL, 62701, United States",
+            geo=(39.8, -89.6),
+            categories=("Music", "Food &amp; Drink"),
+            organizers=(("Parks &amp; Rec", "parks@example.org"), ("Second", "second@example.org")),
+            modified_utc=datetime(2026, 1, 1, 12, 0),
+        ),
+        make(2, datetime(2026, 5, 1), datetime(2026, 5, 1, 23, 59, 59), ZoneInfo("UTC"), all_day=True, location="The Barn"),
+        make(3, datetime(2026, 7, 10), datetime(2026, 7, 12, 23, 59, 59), ZoneInfo("UTC"), all_day=True),
+        # Across the spring-forward night in New York, and across the fall-back one.
+        make(4, datetime(2026, 3, 7, 22, 0), datetime(2026, 3, 8, 4, 0), NEW_YORK),
+        make(5, datetime(2026, 10, 31, 23, 0), datetime(2026, 11, 1, 1, 30), NEW_YORK),
+        make(6, datetime(2026, 9, 1, 8, 15), datetime(2026, 9, 1, 9, 45), ZoneInfo("UTC"), location="Online room"),
+        make(7, datetime(2026, 12, 31, 22, 0), datetime(2027, 1, 1, 2, 0), ZoneInfo("Asia/Kolkata")),
+    ]
+    parsed = parse(export(*events), default_timezone="UTC", window_end=date(2027, 2, 1))
+    assert parsed.name == "Town Hall"
+    assert parsed.warnings == []
+    assert len(parsed.events) == len(events)
+    for written, read in zip(events, parsed.events):
+        data = read.data
+        assert read.uid == read.source_key and not read.series and read.recurrence_id is None
+        assert read.uid.startswith(f"{written.id}-") and read.uid.endswith("@events.example.org")
+        assert data["title"] == written.summary
+        assert data["all_day"] is written.all_day
+        assert (data["start_date"], data["end_date"]) == (written.start.isoformat(sep=" "), written.end.isoformat(sep=" "))
+        assert data["timezone"] == ("UTC" if written.all_day else written.zone.key)
+        assert data["website"] == written.url
+        assert html_to_text(data["description"]) == html_to_text(written.description_html)
+        venue_name = written.location.split(",")[0] if written.location else None
+        assert (data["venue"] or {}).get("venue") == venue_name
+        first_organizer = (
+            [{"organizer": written.organizers[0][0], "email": written.organizers[0][1]}] if written.organizers else []
+        )
+        assert data["organizer"] == first_organizer
+    first = parsed.events[0].data
+    assert first["venue"] == {
+        "venue": "Town Hall",
+        "address": "1 Main St, Springfield, IL, 62701, United States",
+        "geo_lat": "39.8",
+        "geo_lng": "-89.6",
+    }
+    assert first["categories"] == ["Music", "Food & Drink"]
+    assert parsed.events[0].last_modified == "2026-01-01T12:00:00+00:00"
+    # Written again from what was read, the feed says the same.
+    again = parse(
+        export(*(reread(event, written) for event, written in zip(parsed.events, events))),
+        default_timezone="UTC",
+        window_end=date(2027, 2, 1),
+    )
+    assert [e.data for e in again.events] == [e.data for e in parsed.events]
+
+
+def reread(event: FeedEvent, written: IcalEvent) -> IcalEvent:
+    """An IcalEvent as the site would export the imported event."""
+    data = event.data
+    venue = data["venue"]
+    location = ", ".join(part for part in (venue["venue"], venue.get("address", "")) if part) if venue else ""
+    return IcalEvent(
+        id=written.id,
+        summary=data["title"],
+        start=datetime.fromisoformat(data["start_date"]),
+        end=datetime.fromisoformat(data["end_date"]),
+        zone=ZoneInfo(data["timezone"]),
+        all_day=data["all_day"],
+        url=data["website"],
+        description_html=data["description"],
+        location=location,
+        geo=(float(venue["geo_lat"]), float(venue["geo_lng"])) if venue and "geo_lat" in venue else None,
+        categories=tuple(data["categories"]),
+        organizers=tuple((o["organizer"], o["email"]) for o in data["organizer"]),
+        modified_utc=written.modified_utc,
+    )
+
+
+def test_fixed_offset_events_come_back_as_the_same_instant_in_the_default_zone():
+    event = make(1, datetime(2026, 6, 1, 18, 0), datetime(2026, 6, 1, 19, 0), FixedOffsetZone(7200, "UTC+2", "utc"))
+    read = only(parse(export(event), default_timezone="UTC+2"))
+    assert times(read) == ("2026-06-01 18:00:00", "2026-06-01 19:00:00", "UTC+2")
+
+
+ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"]
+
+
+def exists(wall: datetime, zone: ZoneInfo) -> bool:
+    return wall.replace(tzinfo=zone).astimezone(UTC).astimezone(zone).replace(tzinfo=None) == wall
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    key=st.sampled_from(ZONES),
+    start=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2060, 12, 31)).map(lambda d: d.replace(microsecond=0)),
+    seconds=st.integers(min_value=0, max_value=20 * 86400),
+    all_day=st.booleans(),
+)
+def test_start_end_and_zone_round_trip(key, start, seconds, all_day):
+    zone = ZoneInfo(key)
+    end = start + timedelta(seconds=seconds)
+    if all_day:
+        start, end = start.replace(hour=0, minute=0, second=0), end.replace(hour=23, minute=59, second=59)
+    else:
+        assume(exists(start, zone) and exists(end, zone))
+    window = {"window_start": start.date() - timedelta(days=1), "window_end": end.date() + timedelta(days=2)}
+    read = only(parse_feed(export(make(9, start, end, zone, all_day)), default_timezone=key, **window))
+    assert read.data["all_day"] is all_day
+    assert times(read) == (start.isoformat(sep=" "), end.isoformat(sep=" "), key)

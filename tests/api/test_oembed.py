@@ -280,6 +280,12 @@ class RemoteSites:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
                 sites.requests.append(self.path)
+                if self.path.startswith("/redirect?to="):
+                    self.send_response(302)
+                    self.send_header("Location", parse_qs(urlsplit(self.path).query)["to"][0])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 status, kind, body = sites.answer(self.path)
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
@@ -478,3 +484,64 @@ def test_cache_expires_and_is_bounded():
     cache.put("c", {"html": "z" * 100})  # over the bound: the oldest goes
     assert cache.get("b") is None and cache.get("c") is not None
     assert cache_key({"url": "u", "_wpnonce": "1"}) == cache_key({"url": "u"}) != cache_key({"url": "v"})
+
+
+@sqlite_only
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1/page", "http://10.0.0.1/page", "http://169.254.169.254/latest/meta-data/", "http://[::1]/page",
+    "http://metadata.example.test/latest/", "http://lan.example.test/page",
+])
+def test_the_proxy_never_reaches_private_addresses(app, client, accounts, remote_sites, url):
+    """The outbound guard refuses loopback, private, link-local addresses and names that resolve
+    to one (the names here are mapped by the client's resolver, as DNS would)."""
+    from calpress import net
+
+    answers = {"metadata.example.test": "169.254.169.254", "lan.example.test": "10.0.0.1"}
+
+    def resolver(host, port, *args, **kwargs):
+        import socket
+
+        address = answers.get(host, host)
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [(family, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    guarded = net.Client(app.site.http.policy, resolver=resolver)
+    proxy_of(app).client = lambda: guarded
+    try:
+        assert_not_found(client.get(PROXY, user=accounts["editor"], params={"url": url}))
+    finally:
+        guarded.close()
+    assert remote_sites.requests == []
+
+
+@sqlite_only
+def test_the_proxy_does_not_follow_a_redirect_to_a_private_address(client, accounts, remote_sites):
+    for target in ("http://169.254.169.254/latest/meta-data/", "http://127.0.0.1:9/", "http://10.0.0.1/"):
+        url = f"{remote_sites.base}/redirect?to={target}"
+        assert_not_found(client.get(PROXY, user=accounts["editor"], params={"url": url}))
+    assert len(remote_sites.requests) == 3 and all(r.startswith("/redirect") for r in remote_sites.requests)
+
+
+@sqlite_only
+def test_a_loopback_provider_is_reached_only_through_the_allow_list(app, client, accounts, remote_sites):
+    from calpress import net
+
+    unlisted = net.Client(net.NetPolicy(allowed_ports=(80, 443, remote_sites.port)))
+    proxy_of(app).client = lambda: unlisted
+    try:
+        assert_not_found(client.get(PROXY, user=accounts["editor"], params={"url": f"{remote_sites.base}/discoverable"}))
+    finally:
+        unlisted.close()
+    assert remote_sites.requests == []
+    proxy_of(app).client = lambda: app.site.http  # the app's client: the module allow-lists the server
+    assert client.get(PROXY, user=accounts["editor"], params={"url": f"{remote_sites.base}/discoverable"}).status_code == 200
+    assert remote_sites.requests[0] == "/discoverable"
+
+
+@pytest.mark.parametrize("maxwidth", ["0", "-1", "wide", ""])
+def test_odd_maxwidths_are_read_as_the_reference_does(client, post, maxwidth):
+    """absint: 0, -1, text and an empty value are read as 0 (-1 as 1), then clamped to the
+    smallest frame (200 wide), never an error."""
+    response = embed(client, f"{HOME}/hello-world/", maxwidth=maxwidth)
+    assert response.status_code == 200, response.json
+    assert (response.json["width"], response.json["height"]) == (200, 200)

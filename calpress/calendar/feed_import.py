@@ -74,7 +74,10 @@ def read_feed(site: Any, source: str) -> bytes:
     """The feed's bytes: a file, or an address fetched through the site's guarded client.
     Raises OSError (a file) or :class:`calpress.net.OutboundError` (an address)."""
     if not is_address(source):
-        return Path(source).read_bytes()
+        path = Path(source)
+        if path.stat().st_size > MAX_FEED_BYTES:
+            raise OSError(f"{source} is larger than {MAX_FEED_BYTES:,} bytes, the most a feed may hold")
+        return path.read_bytes()
     answer = site.http.get(feed_address(source), max_bytes=MAX_FEED_BYTES,
                            headers={"Accept": "text/calendar, text/plain;q=0.5, */*;q=0.1"})
     if answer.status != 200:

@@ -214,3 +214,77 @@ def listed_on(app: Any, admin: Any) -> dict[str, dict[str, Any]]:
     from appfixtures import RestClient
 
     return listed(RestClient(app), admin)
+
+
+def test_a_feed_over_the_size_limit_is_refused_unread(app, admin, tmp_path, monkeypatch):
+    monkeypatch.setattr(feed_import, "MAX_FEED_BYTES", 1000)
+    big = tmp_path / "big.ics"
+    big.write_bytes(feed(*BASIC) + b" " * 1000)
+    result = feed_import.run_feed_import(app.site, str(big), author=admin.id, window=WINDOW)
+    assert result.state == "failed" and "larger than 1,000 bytes" in result.error
+    with app.site.read() as conn:
+        assert imports.imported_from(conn, "ics:") == {}
+
+
+def generated_feed(singles: int, series: int, per_series: int) -> bytes:
+    """A feed of ``singles`` one-off events and ``series`` weekly series of ``per_series``."""
+    blocks = []
+    for number in range(singles):
+        day = dt.date(2027, 2, 1) + dt.timedelta(days=number % 300)
+        blocks.append(vevent(f"single-{number}@gen", f"Single {number}", f"DTSTART;TZID=Europe/Paris:{day:%Y%m%d}T100000",
+                             f"DTEND;TZID=Europe/Paris:{day:%Y%m%d}T110000", f"LOCATION:Room {number % 7}"))
+    for number in range(series):
+        day = dt.date(2027, 3, 1) + dt.timedelta(days=number)
+        blocks.append(vevent(f"series-{number}@gen", f"Series {number}", f"DTSTART;TZID=Europe/Paris:{day:%Y%m%d}T180000",
+                             f"DTEND;TZID=Europe/Paris:{day:%Y%m%d}T190000", f"RRULE:FREQ=WEEKLY;COUNT={per_series}"))
+    return feed(*blocks)
+
+
+def imported_count(app: Any) -> tuple[int, int]:
+    """(events an import made, distinct global ids among them)."""
+    with app.site.read() as conn:
+        found = imports.imported_from(conn, "ics:")
+        events = [item for item in found.values()]
+    return len(events), len({item.meta[imports.GLOBAL_ID_KEY] for item in events})
+
+
+def test_a_generated_feed_imports_once_and_a_second_run_changes_nothing(app, admin):
+    data = generated_feed(singles=100, series=20, per_series=5)
+    first = run(app, admin, data)
+    assert first.state == "success" and len(first.created) == 200 and not first.problems
+    with app.site.read() as conn:
+        before = {gid: (item.modified_utc, item.title) for gid, item in imports.imported_from(conn, "ics:").items()}
+    second = run(app, admin, data)
+    assert second.created == [] and len(second.updated) == 200 and second.vanished == []
+    with app.site.read() as conn:
+        after = {gid: item.title for gid, item in imports.imported_from(conn, "ics:").items()}
+    assert after == {gid: title for gid, (_, title) in before.items()} and len(after) == 200
+    # Venues from LOCATION are reused when identical: 7 rooms, however many events.
+    import sqlalchemy as sa
+
+    from calpress.store.tables import posts
+
+    with app.site.read() as conn:
+        venues = conn.execute(sa.select(sa.func.count()).select_from(posts).where(posts.c.type == "cal_venue")).scalar_one()
+    assert venues == 7
+
+
+def test_a_run_killed_halfway_then_run_again_ends_with_every_event_once(app, admin):
+    data = generated_feed(singles=60, series=10, per_series=4)
+
+    class Killed(Exception):
+        pass
+
+    def kill_after_two_batches(done: int, total: int) -> None:
+        if done >= 40:
+            raise Killed
+
+    with pytest.raises(Killed):
+        run(app, admin, data, batch_size=20, progress=kill_after_two_batches)
+    assert imported_count(app) == (40, 40)  # two whole batches in, nothing half-written
+    with app.site.read() as conn:
+        stalled = imports.records(conn, statuses=["pending"])
+    assert len(stalled) == 1 and stalled[0].meta[imports.PERCENTAGE] == 40
+    again = run(app, admin, data, batch_size=20)
+    assert again.state == "success" and len(again.created) == 60 and len(again.updated) == 40
+    assert imported_count(app) == (100, 100)

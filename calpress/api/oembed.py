@@ -3,20 +3,24 @@ resources, and the proxy editors embed other sites through. The rules live in
 :mod:`calpress.embed`; this module reads the arguments, checks the proxy's permission and
 writes the answer (JSON, or the XML document of ``format=xml``).
 
-The embed route answers anyone and is never kept in the answer cache: every answer carries a
-fresh secret for its frame.
+The embed route answers anyone and is never kept in the engine's answer cache: every answer
+carries a fresh secret for its frame. Its data is kept here instead, per address and width while
+the stored content is unchanged, and each answer gets its secret when it is sent.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
 from ..compat.php import php_int, php_str
 from ..content import items as item_service
 from ..embed import DEFAULT_WIDTH, Proxy, item_for_url, response_data
+from ..embed.local import new_secret
+from ..rest.cache import GenerationCache
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
@@ -24,6 +28,7 @@ from ..rest.response import RestResponse
 from .base import Api
 from .scope import context_of
 
+ANSWER_CACHE_BYTES = 8 * 1024 * 1024
 URL_DESCRIPTION = "The URL of the resource for which to fetch oEmbed data."
 XML_CONTENT_TYPE = "text/xml; charset=UTF-8"
 
@@ -80,6 +85,10 @@ class OEmbedRoutes:
     def __init__(self, api: Api) -> None:
         self.site = api.site
         self.proxy = Proxy(api.site)
+        self.answers = GenerationCache(ANSWER_CACHE_BYTES)
+        # Stands for the secret in kept answers: letters and digits, as a secret, so that it
+        # passes the escaping of the HTML unchanged; random, so that no text can hold it.
+        self._slot = secrets.token_hex(5)
 
     def routes(self) -> list[Route]:
         return [
@@ -95,12 +104,26 @@ class OEmbedRoutes:
     def embed(self, request: RestRequest) -> Any:
         ctx = context_of(request)
         url = str(request.get_param("url") or "")
-        item_service.publish_due_items(self.site)
-        with self.site.read() as conn:
-            item = item_for_url(conn, ctx, url)
-            data = response_data(conn, ctx, item, int(request.get_param("maxwidth") or 0)) if item is not None else None
+        width = int(request.get_param("maxwidth") or 0)
+        # The answer of an item is kept while the stored content is unchanged (the engine's
+        # content generation, which also publishes what is due), with a slot where each answer
+        # gets its own fresh secret.
+        engine = request.engine
+        generation = engine.generation(request) if engine is not None and engine.generation is not None else None
+        if generation is None:
+            item_service.publish_due_items(self.site)
+        key = (ctx.home, url, width)
+        data = self.answers.get(key, generation) if generation is not None else None
         if data is None:
-            raise not_found()
+            with self.site.read() as conn:
+                item = item_for_url(conn, ctx, url)
+                data = response_data(conn, ctx, item, width, secret=self._slot) if item is not None else None
+            if data is None:
+                raise not_found()
+            if generation is not None:
+                self.answers.put(key, generation, data, len(repr(data)))
+        secret = new_secret()
+        data = {key: value.replace(self._slot, secret) if isinstance(value, str) else value for key, value in data.items()}
         # Only a GET is answered in XML: the reference rewrites the served body, which a HEAD has not.
         if request.get_param("format") == "xml" and request.method == "GET":
             return RestResponse(raw=oembed_xml(data), content_type=XML_CONTENT_TYPE)

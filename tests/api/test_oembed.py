@@ -545,3 +545,19 @@ def test_odd_maxwidths_are_read_as_the_reference_does(client, post, maxwidth):
     response = embed(client, f"{HOME}/hello-world/", maxwidth=maxwidth)
     assert response.status_code == 200, response.json
     assert (response.json["width"], response.json["height"]) == (200, 200)
+
+
+def test_kept_answers_get_a_fresh_secret_and_follow_every_write(app, client, admin, post):
+    import re
+
+    first, second = (embed(client, f"{HOME}/hello-world/").json for _ in range(2))
+    secrets_seen = [re.findall(r'data-secret="([A-Za-z0-9]{10})"', answer["html"]) for answer in (first, second)]
+    assert all(len(found) == 2 and found[0] == found[1] for found in secrets_seen)
+    assert secrets_seen[0][0] != secrets_seen[1][0]
+    assert {k: v for k, v in first.items() if k != "html"} == {k: v for k, v in second.items() if k != "html"}
+    assert first["html"].replace(secrets_seen[0][0], "") == second["html"].replace(secrets_seen[1][0], "")
+    renamed = client.post(f"/cms/v2/posts/{post.id}", user=admin, json={"title": "Goodbye world"})
+    assert renamed.status_code == 200
+    assert embed(client, f"{HOME}/hello-world/").json["title"] == "Goodbye world"
+    client.post(f"/cms/v2/posts/{post.id}", user=admin, json={"status": "draft"})
+    assert_not_found(embed(client, f"{HOME}/hello-world/"))

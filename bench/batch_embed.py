@@ -17,7 +17,7 @@ as bench/run.py seeds it (``seed_site``). Then:
    over rounds of each round's own ratio. The wall time includes the client's sending and
    reading, not its JSON decoding.
 2. oEmbed of a cached item against the bare baseline: ``GET /oembed/1.0/embed?url=<the link of a
-   published post>``, the same URL over and over. The route itself is never in the answer cache
+   published post>``, the same URL over and over. The route is never in the engine's answer cache
    (every answer carries a fresh secret for its frame); "cached" is the item asked again, whose
    answer is kept by the route itself while the content is unchanged, a new secret put in
    each time (api/oembed.py). Measured with bench/run.py's Python client (threads over keep-alive

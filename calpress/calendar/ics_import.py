@@ -19,14 +19,25 @@ Occurrences
     ``UID``; ``RECURRENCE-ID`` overrides replace their occurrence (the highest ``SEQUENCE`` wins).
     Every event, recurring or not, is kept when it overlaps ``[window_start, window_end)``, the
     window's days read in the event's own zone. ``STATUS:CANCELLED`` occurrences are skipped
-    (one warning per ``UID``). Before the expansion each rule is checked: a rule that can never
-    occur (``FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30``, a ``BYSETPOS`` beyond its set...) is dropped,
-    since the recurrence engine would search it to the year 9999; a sub-daily or daily rule
-    starting long before the window is moved forward by whole periods (same instants); a rule
-    with more than ``max_occurrences`` in the window is cut with ``UNTIL`` after the last one
-    kept, and one that needs more than 50,000 steps to get through the window is cut where it
-    got to. At most ``max_occurrences`` per series and ``max_events`` per feed are returned
-    (warnings say what was left out), and expansion stops after 30 seconds.
+    (one warning per ``UID``). Before the expansion each rule is checked, because the engine
+    under it (dateutil) searches a rule that stops giving instants up to the year 9999, one
+    period at a time, and searches the days a sub-daily rule's day parts filter out slowly:
+
+    * rules that surely never occur (``FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30``, a ``BYSETPOS``
+      beyond its set, ``FREQ=DAILY;INTERVAL=7;BYDAY=TU`` from a Monday...) and sub-daily rules
+      (``SECONDLY``, ``MINUTELY``, ``HOURLY``) with day parts or ``BYSETPOS`` are dropped, with a
+      warning (the ``DTSTART`` occurrence stays, as RFC 5545 counts it);
+    * a daily or sub-daily rule starting long before the window is moved forward by whole
+      periods (same instants; a ``COUNT`` is lowered by the periods skipped when the rule has no
+      ``BY`` parts, otherwise a counted rule is not moved);
+    * a rule with more than ``max_occurrences`` instants in the window is cut with ``UNTIL``
+      after the last one kept, one that takes more than 50,000 instants to get through the
+      window is cut where it got to (dropped if that is before the window), and all the rules of
+      a feed get 2,000,000 instants.
+
+    At most ``max_occurrences`` per series and ``max_events`` per feed are returned (warnings say
+    what was left out), and series still waiting after 30 seconds of expansion are left out. An
+    adversarial rule that passes these checks can still cost a few seconds.
 
 Identity
     ``source_key`` is the ``UID`` for a single event and ``{UID}@{RECURRENCE-ID}`` for each
@@ -42,11 +53,13 @@ Time zones (the event's ``timezone`` and the wall times of ``start_date``/``end_
     * ``TZID`` naming a Windows zone (``Eastern Standard Time``): its IANA zone (a table of the
       common ones).
     * Another ``TZID`` with a ``VTIMEZONE`` in the feed: the IANA zone whose UTC offsets agree
-      with it every six hours through the window's years (preferring the zones of the Windows
-      table, then ``Area/City`` names, and the same abbreviations), with a warning; when none
-      does, the times are read with the ``VTIMEZONE`` itself (recurrences keep its wall
-      time) and converted to the feed's zone below, with a warning.
-    * ``TZID`` unknown and without ``VTIMEZONE``: the wall times are read as UTC, with a warning.
+      with it at 00:00 and 12:00 UTC of every day of the window's years (three at most; the
+      same abbreviations, then the zones of the Windows table, then ``Area/City`` names
+      preferred), with a warning; when none does, the times are read with the ``VTIMEZONE``
+      itself (recurrences keep its wall time) and converted to the feed's zone below, with a
+      warning. The match of a ``VTIMEZONE`` is remembered by its text (64 of them).
+    * ``TZID`` unknown and without ``VTIMEZONE``: the wall times are read as UTC times (so
+      shown in the feed's zone below), with a warning.
     * UTC (``Z``) and floating times, and all-day events, take the feed's zone: ``X-WR-TIMEZONE``
       when it names a zone (IANA or Windows), else ``default_timezone``. UTC instants are shown
       as wall times in it; floating wall times are kept as written. With ``X-WR-TIMEZONE``, UTC
@@ -65,17 +78,19 @@ Event data (``FeedEvent.data``)
     ``title`` (``SUMMARY``, blanks collapsed, HTML-escaped: post titles are HTML),
     ``description`` (``DESCRIPTION`` as plain text made HTML: escaped, blank lines separate
     ``<p>`` paragraphs, other line breaks become ``<br />``; HTML in it is shown, never
-    interpreted), ``start_date``/``end_date`` (``YYYY-MM-DD HH:MM:SS`` wall times), ``all_day``,
+    interpreted), ``start_date``/``end_date`` (``YYYY-MM-DD HH:MM:SS`` wall times; a ``DTEND``
+    before ``DTSTART`` is ignored, with a warning), ``all_day``,
     ``timezone``, ``website`` (``URL`` when http or https, else ""), ``venue``, ``organizer``,
     ``categories`` and ``status`` ("publish").
 
-    ``venue`` is None without ``LOCATION`` (or when it is a web address). Otherwise its name is
-    the first line of ``LOCATION``, or when it has one line its part before the first comma,
+    ``venue`` is None without ``LOCATION`` (or when it is a web address). Otherwise its name
+    (HTML-escaped, a post title too) is the first line of ``LOCATION``, or when it has one line
+    its part before the first comma,
     and ``address`` is the rest (calpress writes ``name, street, city, region, zip,
     country``); a ``GEO`` adds ``geo_lat``/``geo_lng`` (strings; the venue's geo fields, which
     the input service does not write today). ``organizer`` is a list of
     ``{"organizer": name, "email": address}`` from each ``ORGANIZER``: the ``CN`` parameter (else
-    the address) as the name, a ``mailto:`` value as the email (else ""). ``categories`` gathers
+    the address) as the name (HTML-escaped), a ``mailto:`` value as the email (else ""). ``categories`` gathers
     every ``CATEGORIES`` property's comma list, blanks and repeats dropped; names made only of
     digits are left out with a warning (the input service reads digits as a term id).
 
@@ -444,19 +459,27 @@ def _candidates() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=16)
 def _samples(first_year: int, last_year: int) -> tuple[datetime.datetime, ...]:
-    """Instants every six hours from January 1 of ``first_year`` to the end of ``last_year``."""
+    """Instants every twelve hours (00:00 and 12:00 UTC) through these years."""
     start = datetime.datetime(first_year, 1, 1, tzinfo=_UTC)
-    count = ((datetime.date(last_year + 1, 1, 1) - datetime.date(first_year, 1, 1)).days) * 4
-    return tuple(start + datetime.timedelta(hours=6 * index) for index in range(count))
+    count = ((datetime.date(last_year + 1, 1, 1) - datetime.date(first_year, 1, 1)).days) * 2
+    return tuple(start + datetime.timedelta(hours=12 * index) for index in range(count))
+
+
+@functools.lru_cache(maxsize=64)
+def _vtimezone_match(ical: bytes, years: tuple[int, int]) -> str | None:
+    """:func:`_matching_zone` of a VTIMEZONE given as text (remembered: a feed read every hour
+    keeps its VTIMEZONE, and dateutil's reading of one is slow)."""
+    (component,) = Calendar.from_ical(b"BEGIN:VCALENDAR\r\n" + ical + b"END:VCALENDAR\r\n").subcomponents
+    return _matching_zone(component.to_tz(lookup_tzid=False), years)
 
 
 def _matching_zone(custom: datetime.tzinfo, years: tuple[int, int]) -> str | None:
-    """The IANA zone with the same UTC offsets as ``custom`` through these years (the same
-    abbreviations and the better names preferred), or None."""
+    """The IANA zone with the same UTC offsets as ``custom`` twice a day through these years (the
+    same abbreviations and the better names preferred), or None."""
     samples = _samples(*years)
     wanted = [moment.astimezone(custom) for moment in samples]
     offsets = [value.utcoffset() for value in wanted]
-    names = [value.tzname() for value in wanted]
+    names: list[str | None] = []
     probes = range(0, len(samples), max(1, len(samples) // 16))
     best: tuple[int, int, str] | None = None
     for order, key in enumerate(_candidates()):
@@ -466,6 +489,7 @@ def _matching_zone(custom: datetime.tzinfo, years: tuple[int, int]) -> str | Non
         local = [moment.astimezone(zone) for moment in samples]
         if any(value.utcoffset() != offset for value, offset in zip(local, offsets)):
             continue
+        names = names or [value.tzname() for value in wanted]
         score = (sum(value.tzname() != name for value, name in zip(local, names)), order, key)
         if best is None or score < best:
             best = score
@@ -516,48 +540,66 @@ def _ints(recur: vRecur, name: str) -> tuple[int, ...] | None:
     return tuple(int(value) for value in values) if values else None
 
 
-def _never_occurs(recur: vRecur, start: datetime.date) -> bool:
-    """Whether the rule surely gives no instant at all (sufficient conditions only): a BYSETPOS
-    beyond any period's set, weekdays a daily-or-finer step never reaches, or day filters no day
-    of a 400-year Gregorian cycle passes."""
+def _period_size(recur: vRecur, rank: int, weekdays: list[tuple[int, int]]) -> int:
+    """At most how many instants one period of the rule holds (before BYSETPOS), counting the
+    defaults dateutil takes from DTSTART when no day part is given."""
+    plain = len({day for _, day in weekdays})
+    month_days = len(_values(recur, "BYMONTHDAY"))
+    year_days = len(_values(recur, "BYYEARDAY"))
+    weeks = len(_values(recur, "BYWEEKNO"))
+    other_days = bool(month_days or year_days or weeks)
+    if rank <= 3:
+        days = 1
+    elif rank == 4:  # seven days in a row hold each weekday, month day and year day once
+        days = min(plain or 7, month_days or 7, year_days or 7) if plain or other_days else 1
+    elif rank == 5:
+        days = min(5 * plain or 31, month_days or 31, year_days or 31) if plain or other_days else 1
+    elif plain or other_days:
+        days = min(53 * plain or 366, 12 * month_days or 366, year_days or 366, 7 * weeks or 366)
+    else:
+        days = len(_values(recur, "BYMONTH")) or 1
+    per_day = 1
+    for part, finest in (("BYHOUR", 3), ("BYMINUTE", 2), ("BYSECOND", 1)):
+        if rank >= finest:
+            per_day *= len(_values(recur, part)) or 1
+    return days * per_day
+
+
+def _rule_problem(recur: vRecur, start: datetime.date) -> str | None:
+    """Why the rule is not expanded, or None. dateutil searches a rule that stops giving
+    instants up to the year 9999, one period at a time, and a sub-daily rule's search through
+    the days its day parts filter out is slow whatever it finds, so these are left out: a
+    sub-daily rule with day parts or BYSETPOS, and rules that surely never occur (sufficient
+    conditions only: a BYSETPOS beyond any period's set, weekdays a daily-or-finer step never
+    reaches, day parts no day of a 400-year Gregorian cycle passes)."""
     rank = _freq(recur)
-    assert rank is not None
+    if rank is None:
+        return "it is unreadable"
     weekdays = _weekdays(recur)
     positions = _ints(recur, "BYSETPOS")
-    if positions:
-        plain_days = len({day for _, day in weekdays})
-        month_days = len(_values(recur, "BYMONTHDAY"))
-        days = (1, 1, 1, 1, plain_days or 7, 31, 366)[rank]
-        if rank == 5:
-            days = min(days, 5 * plain_days or days, month_days or days)
-        elif rank == 6:
-            days = min(days, 53 * plain_days or days, 12 * month_days or days, len(_values(recur, "BYYEARDAY")) or days)
-        per_day = 1
-        for part, finest in (("BYHOUR", 3), ("BYMINUTE", 2), ("BYSECOND", 1)):
-            if rank >= finest:
-                per_day *= len(_values(recur, part)) or 1
-        if all(position == 0 or abs(position) > days * per_day for position in positions):
-            return True
-    if rank <= 3 and weekdays:
-        step = _interval(recur) * _FREQ_SECONDS[rank]
+    if rank <= 2 and (positions or any(recur.get(name) for name in _DAY_FILTERS)):
+        return "calpress does not expand sub-daily rules with day parts or BYSETPOS"
+    never = "it never occurs"
+    if positions and all(position == 0 or abs(position) > _period_size(recur, rank, weekdays) for position in positions):
+        return never
+    if rank == 3 and weekdays:
+        step = _interval(recur) * 86400
         gcd = math.gcd(step, _WEEK_SECONDS)
-        if gcd > 86400:  # the step visits only a few points of the week: which weekdays?
-            moment = start if isinstance(start, datetime.datetime) else datetime.datetime.combine(start, _MIDNIGHT)
-            offset = moment.weekday() * 86400 + moment.hour * 3600 + moment.minute * 60 + moment.second
-            reached = {((offset + index * step) % _WEEK_SECONDS) // 86400 for index in range(_WEEK_SECONDS // gcd)}
+        if gcd > 86400:  # a step of whole weeks keeps to the start's weekday
+            first = start.weekday()
+            reached = {(first + index * step // 86400) % 7 for index in range(_WEEK_SECONDS // gcd)}
             if not reached & {day for _, day in weekdays}:
-                return True
+                return never
     if not any(recur.get(name) for name in _DAY_FILTERS):
-        return False
+        return None
     if rank == 5 and weekdays and all(abs(number) > 5 for number, _ in weekdays):
-        return True
+        return never
     plain = sorted({day for _, day in weekdays}) or list(range(7))
     # The Gregorian calendar repeats every 400 years: a day pattern missing from the 800 years
     # before 9999 is missing for ever (starting there keeps dateutil's search short).
-    probe_start = datetime.datetime(9200 + start.year % 400, start.month, start.day)
     probe = du.rrule(
         du.YEARLY,
-        dtstart=probe_start,
+        dtstart=datetime.datetime(9200 + start.year % 400, start.month, start.day),
         count=1,
         bymonth=_ints(recur, "BYMONTH"),
         bymonthday=_ints(recur, "BYMONTHDAY"),
@@ -565,7 +607,7 @@ def _never_occurs(recur: vRecur, start: datetime.date) -> bool:
         byweekno=_ints(recur, "BYWEEKNO"),
         byweekday=plain,
     )
-    return next(iter(probe), None) is None
+    return never if next(iter(probe), None) is None else None
 
 
 def _has_rule_parts(recur: vRecur) -> bool:
@@ -732,7 +774,11 @@ class _Reader:
             self.vtimezones.setdefault(tzid, component)
         groups: dict[str, list[Component]] = {}
         for block in document.events:
-            event = self._event(block)
+            try:
+                event = self._event(block)
+            except Exception as err:  # a safety net: _event warns of what it knows
+                self.warn(f"A VEVENT could not be read ({type(err).__name__}); it was skipped.")
+                continue
             if event is not None:
                 groups.setdefault(str(event["UID"]), []).append(event)
         feed = ParsedFeed(name=document.header.get("X-WR-CALNAME", ""), timezone=document.header.get("X-WR-TIMEZONE", ""))
@@ -742,7 +788,11 @@ class _Reader:
             if left_out or len(feed.events) >= self.max_events or time.monotonic() > self.deadline:
                 left_out += 1
                 continue
-            found = self._series(uid, components)
+            try:
+                found = self._series(uid, components)
+            except Exception as err:  # a safety net: _series warns of what it knows
+                self.warn(f'Event "{uid}" could not be read ({type(err).__name__}); it was skipped.')
+                continue
             room = self.max_events - len(feed.events)
             if len(found) > room:
                 self.warn(f"The feed has more than {self.max_events} events; the rest were left out.")
@@ -797,8 +847,8 @@ class _Reader:
             self.warn(f'Unknown time zone "{tzid}" (no VTIMEZONE): its times were read as UTC.')
             return _UTC
         try:
-            custom = component.to_tz(lookup_tzid=False)
-            match = _matching_zone(custom, self.years)
+            match = _vtimezone_match(component.to_ical(), self.years)
+            custom = component.to_tz(lookup_tzid=False) if match is None else None
         except Exception:
             self.warn(f'The VTIMEZONE "{tzid}" could not be read: its times were read as UTC.')
             return _UTC
@@ -962,16 +1012,16 @@ class _Reader:
         kept = []
         for recur in rules:
             try:
-                if _never_occurs(recur, start):
-                    self.warn(f"{label} has an RRULE that never occurs; it was ignored.")
+                problem = _rule_problem(recur, start)
+                if problem is None:
+                    rule = _dateutil_rule(recur, start)
+                    bounded = self._walk(rule, recur, start, self._duration(event), label)
+                    if bounded is not None:
+                        kept.append(bounded)
                     continue
-                rule = _dateutil_rule(recur, start)
             except Exception:
-                self.warn(f"{label} has an unreadable RRULE; it was ignored.")
-                continue
-            bounded = self._walk(rule, recur, start, self._duration(event), label)
-            if bounded is not None:
-                kept.append(bounded)
+                problem = "it is unreadable"
+            self.warn(f"{label} has an RRULE that was ignored: {problem}.")
         self._set(event, "RRULE", kept)
 
     def _duration(self, event: Component) -> datetime.timedelta:
@@ -1036,11 +1086,10 @@ class _Reader:
         steps = min(_RULE_STEPS, self.steps_left)
         iterator: Iterator[datetime.datetime] = iter(rule)
         for index, instant in enumerate(iterator):
+            self.steps_left -= 1
             if instant >= high:
-                self.steps_left -= index
                 return recur
             if index >= steps:
-                self.steps_left -= index
                 if last is None:
                     self.warn(f"{label} has an RRULE too dense to reach the window; it was ignored.")
                     return None
@@ -1048,7 +1097,6 @@ class _Reader:
                 return _with_until(recur, _until_value(last, start))
             if instant >= low:
                 if inside == self.max_occurrences:
-                    self.steps_left -= index
                     self.warn(
                         f"{label} has more than {self.max_occurrences} occurrences in the window; the first {self.max_occurrences} were kept."
                     )

@@ -615,13 +615,16 @@ def test_the_caps_can_be_lowered():
 @pytest.mark.parametrize(
     "rule",
     [
-        "FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=1",  # February 30th
+        "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30",  # February 30th
         "FREQ=DAILY;BYMONTH=4;BYMONTHDAY=31",
-        "FREQ=HOURLY;BYSETPOS=3",  # one instant per hour, never a third
+        "FREQ=YEARLY;BYYEARDAY=366;BYMONTH=1",
         "FREQ=DAILY;INTERVAL=7;BYDAY=TU",  # every seventh day from a Monday
-        "FREQ=HOURLY;INTERVAL=168;BYDAY=WE",
+        "FREQ=DAILY;INTERVAL=14;BYDAY=WE,TH",
         "FREQ=MONTHLY;BYDAY=-6MO",
         "FREQ=WEEKLY;BYSETPOS=9;BYDAY=MO",
+        "FREQ=WEEKLY;BYSETPOS=2;BYSECOND=59",  # one instant a week (DTSTART's weekday and time)
+        "FREQ=MONTHLY;BYSETPOS=6;BYDAY=FR",
+        "FREQ=DAILY;BYHOUR=9,10;BYSETPOS=3",
     ],
 )
 def test_a_rule_that_never_occurs_is_dropped_quickly(rule):
@@ -630,7 +633,33 @@ def test_a_rule_that_never_occurs_is_dropped_quickly(rule):
     assert time.perf_counter() - started < 2
     # DTSTART is an occurrence all the same.
     assert [e.data["start_date"] for e in parsed.events] == ["2026-01-05 10:00:00"]
-    assert warned(parsed, "never occurs")
+    assert warned(parsed, "RRULE that was ignored", "never occurs")
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=1",
+        "FREQ=HOURLY;BYSETPOS=3",
+        "FREQ=SECONDLY;BYYEARDAY=1;BYHOUR=17;BYWEEKNO=52",  # exists, but takes dateutil seconds to find
+        "FREQ=MINUTELY;INTERVAL=30;BYDAY=MO",
+    ],
+)
+def test_sub_daily_rules_with_day_parts_are_not_expanded(rule):
+    started = time.perf_counter()
+    parsed = parse(feed(f"UID:n\nDTSTART:20260105T100000Z\nRRULE:{rule}"))
+    assert time.perf_counter() - started < 2
+    assert [e.data["start_date"] for e in parsed.events] == ["2026-01-05 10:00:00"]
+    assert warned(parsed, "RRULE that was ignored", "sub-daily")
+
+
+@pytest.mark.parametrize(
+    "rule", ["FREQ=MONTHLY;BYDAY=53FR", "FREQ=SECONDLY;INTERVAL=86400;BYMINUTE=5", "FREQ=WEEKLY;BYDAY=XX", "FREQ=DAILY;BYHOUR=25"]
+)
+def test_rules_dateutil_rejects_are_dropped(rule):
+    parsed = parse(feed(f"UID:n\nDTSTART:20260105T100000Z\nRRULE:{rule}", "UID:other\nDTSTART:20260105T100000Z"))
+    assert [e.uid for e in parsed.events] == ["n", "other"]
+    assert warned(parsed, '"n"', "RRULE")
 
 
 def test_a_dense_rule_starting_long_before_the_window_is_moved_forward():
@@ -818,3 +847,48 @@ def test_start_end_and_zone_round_trip(key, start, seconds, all_day):
     read = only(parse_feed(export(make(9, start, end, zone, all_day)), default_timezone=key, **window))
     assert read.data["all_day"] is all_day
     assert times(read) == (start.isoformat(sep=" "), end.isoformat(sep=" "), key)
+
+
+FUZZ_BASE = feed(
+    WEEKLY,
+    OVERRIDE,
+    "UID:a\nDTSTART;VALUE=DATE:20260501\nDTEND;VALUE=DATE:20260503\nRRULE:FREQ=MONTHLY;BYDAY=1MO,-1FR;UNTIL=20261231\nEXDATE;VALUE=DATE:20260601",
+    "UID:c\nDTSTART;TZID=My Office Time:20260316T090000\nRRULE:FREQ=DAILY;BYHOUR=9,10;BYMINUTE=0,30;COUNT=50\nRDATE;VALUE=PERIOD:20260401T100000Z/PT1H",
+    "UID:f\nDTSTART:20260601T100000\nDURATION:PT1H\nRRULE:FREQ=HOURLY;INTERVAL=5;UNTIL=20260701T000000Z\nGEO:1;2\nORGANIZER;CN=X:mailto:x@y.z",
+    timezones=CUSTOM_CET + EASTERN,
+    header="X-WR-TIMEZONE:Europe/Paris",
+).split("\r\n")
+FUZZ_TOKENS = [
+    "FREQ=SECONDLY", "COUNT=-1", "UNTIL=2026", "BYSETPOS=0", "BYMONTHDAY=31", "BYMONTH=2", "TZID=Eastern Standard Time",
+    "VALUE=DATE", "20260230T250000", ";", ":", ",", "\\", "BEGIN:VEVENT", "END:VEVENT", "END:VTIMEZONE", "RANGE=THISANDFUTURE",
+    "RECURRENCE-ID:20260302T180000Z", "BYWEEKNO=53", "INTERVAL=0", "P1000D", "EXDATE:20260302T180000Z", "BYDAY=5SU", '"',
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(
+    edits=st.lists(
+        st.tuples(
+            st.integers(1, len(FUZZ_BASE) - 2),
+            st.sampled_from(["drop", "copy", "insert", "cut"]),
+            st.sampled_from(FUZZ_TOKENS),
+            st.integers(0, 80),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_damaged_feed_never_raises(edits):
+    lines = list(FUZZ_BASE)
+    for index, action, token, position in edits:
+        index = min(index, len(lines) - 1)
+        if action == "drop":
+            del lines[index]
+        elif action == "copy":
+            lines.insert(index, lines[position % len(lines)])
+        elif action == "insert":
+            lines[index] = lines[index][:position] + token + lines[index][position:]
+        else:
+            lines[index] = lines[index][:position]
+    parsed = parse("\r\n".join(lines))
+    assert all(isinstance(event.data["start_date"], str) for event in parsed.events)

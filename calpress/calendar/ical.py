@@ -61,7 +61,7 @@ _ONE_DAY = datetime.timedelta(days=1)
 _SCAN_STEP = 86400
 
 # IANA names of zones that are UTC at every instant: their times are written with "Z".
-_UTC_KEYS = frozenset(
+UTC_KEYS = frozenset(
     {
         "UTC", "Etc/UTC", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu",
         "GMT", "Etc/GMT", "GMT0", "Etc/GMT0", "GMT+0", "Etc/GMT+0", "GMT-0", "Etc/GMT-0",
@@ -265,7 +265,7 @@ def _host(home: str) -> str:
 
 def _tzid(zone: datetime.tzinfo) -> str | None:
     """The IANA name to write as TZID, or None when the times are written in UTC."""
-    if isinstance(zone, ZoneInfo) and zone.key and zone.key not in _UTC_KEYS:
+    if isinstance(zone, ZoneInfo) and zone.key and zone.key not in UTC_KEYS:
         return zone.key
     return None
 

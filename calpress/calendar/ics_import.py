@@ -3,7 +3,8 @@
 :func:`parse_feed` turns a feed's bytes into :class:`FeedEvent` records, one per occurrence inside
 a window of dates, each carrying the data the calendar input service takes
 (:func:`calpress.calendar.input.event_input`). It reads back exactly what
-:mod:`calpress.calendar.ical` writes. Pure: no I/O, no database, no web framework.
+:mod:`calpress.calendar.ical` writes. Pure: no I/O, no database, no web framework. Time zones
+are read by :mod:`.ics_zones`, and recurrence rules checked and bounded by :mod:`.ics_rules`.
 
 Reading
     The document must start (after a byte order mark and blank lines) with ``BEGIN:VCALENDAR``,
@@ -102,10 +103,8 @@ non-IANA names; this module does not rely on it (each feed's zones are resolved 
 from __future__ import annotations
 
 import datetime
-import functools
 import hashlib
 import html
-import math
 import re
 import time
 import zoneinfo
@@ -117,6 +116,7 @@ import recurring_ical_events
 from dateutil import rrule as du
 from icalendar import Calendar, Component, vBroken, vRecur
 
+from . import ics_rules, ics_zones
 from .dates import is_valid_timezone, resolve_timezone
 
 __all__ = ["MAX_EVENTS", "MAX_OCCURRENCES", "FeedError", "FeedEvent", "ParsedFeed", "parse_feed"]
@@ -133,98 +133,6 @@ _EXPANSION_SECONDS = 30.0  # series expanded after this long are left out
 _UTC = datetime.UTC
 _DAY = datetime.timedelta(days=1)
 _MIDNIGHT = datetime.time()
-
-_UTC_NAMES = frozenset(
-    {
-        "utc", "etc/utc", "uct", "etc/uct", "universal", "etc/universal", "zulu", "etc/zulu",
-        "gmt", "etc/gmt", "gmt0", "etc/gmt0", "gmt+0", "etc/gmt+0", "gmt-0", "etc/gmt-0",
-        "greenwich", "etc/greenwich",
-    }
-)  # fmt: skip
-
-# Windows zone names (Outlook, Exchange) and the IANA zone CLDR gives each for its main territory.
-_WINDOWS_ZONES = {
-    "Dateline Standard Time": "Etc/GMT+12",
-    "UTC-11": "Etc/GMT+11",
-    "Hawaiian Standard Time": "Pacific/Honolulu",
-    "Alaskan Standard Time": "America/Anchorage",
-    "Pacific Standard Time (Mexico)": "America/Tijuana",
-    "Pacific Standard Time": "America/Los_Angeles",
-    "US Mountain Standard Time": "America/Phoenix",
-    "Mountain Standard Time": "America/Denver",
-    "Central America Standard Time": "America/Guatemala",
-    "Central Standard Time": "America/Chicago",
-    "Central Standard Time (Mexico)": "America/Mexico_City",
-    "Canada Central Standard Time": "America/Regina",
-    "SA Pacific Standard Time": "America/Bogota",
-    "Eastern Standard Time": "America/New_York",
-    "US Eastern Standard Time": "America/Indiana/Indianapolis",
-    "Venezuela Standard Time": "America/Caracas",
-    "Atlantic Standard Time": "America/Halifax",
-    "SA Western Standard Time": "America/La_Paz",
-    "Pacific SA Standard Time": "America/Santiago",
-    "Newfoundland Standard Time": "America/St_Johns",
-    "E. South America Standard Time": "America/Sao_Paulo",
-    "SA Eastern Standard Time": "America/Cayenne",
-    "Argentina Standard Time": "America/Argentina/Buenos_Aires",
-    "Greenland Standard Time": "America/Godthab",
-    "Azores Standard Time": "Atlantic/Azores",
-    "UTC": "Etc/UTC",
-    "GMT Standard Time": "Europe/London",
-    "Greenwich Standard Time": "Atlantic/Reykjavik",
-    "Morocco Standard Time": "Africa/Casablanca",
-    "W. Europe Standard Time": "Europe/Berlin",
-    "Central Europe Standard Time": "Europe/Budapest",
-    "Romance Standard Time": "Europe/Paris",
-    "Central European Standard Time": "Europe/Warsaw",
-    "W. Central Africa Standard Time": "Africa/Lagos",
-    "GTB Standard Time": "Europe/Bucharest",
-    "E. Europe Standard Time": "Europe/Chisinau",
-    "FLE Standard Time": "Europe/Kiev",
-    "Egypt Standard Time": "Africa/Cairo",
-    "South Africa Standard Time": "Africa/Johannesburg",
-    "Israel Standard Time": "Asia/Jerusalem",
-    "Jordan Standard Time": "Asia/Amman",
-    "Turkey Standard Time": "Europe/Istanbul",
-    "Arab Standard Time": "Asia/Riyadh",
-    "Russian Standard Time": "Europe/Moscow",
-    "E. Africa Standard Time": "Africa/Nairobi",
-    "Iran Standard Time": "Asia/Tehran",
-    "Arabian Standard Time": "Asia/Dubai",
-    "Afghanistan Standard Time": "Asia/Kabul",
-    "Pakistan Standard Time": "Asia/Karachi",
-    "India Standard Time": "Asia/Kolkata",
-    "Sri Lanka Standard Time": "Asia/Colombo",
-    "Nepal Standard Time": "Asia/Kathmandu",
-    "Bangladesh Standard Time": "Asia/Dhaka",
-    "Myanmar Standard Time": "Asia/Yangon",
-    "SE Asia Standard Time": "Asia/Bangkok",
-    "China Standard Time": "Asia/Shanghai",
-    "Singapore Standard Time": "Asia/Singapore",
-    "Taipei Standard Time": "Asia/Taipei",
-    "W. Australia Standard Time": "Australia/Perth",
-    "Tokyo Standard Time": "Asia/Tokyo",
-    "Korea Standard Time": "Asia/Seoul",
-    "Cen. Australia Standard Time": "Australia/Adelaide",
-    "AUS Central Standard Time": "Australia/Darwin",
-    "E. Australia Standard Time": "Australia/Brisbane",
-    "AUS Eastern Standard Time": "Australia/Sydney",
-    "Tasmania Standard Time": "Australia/Hobart",
-    "West Pacific Standard Time": "Pacific/Port_Moresby",
-    "Central Pacific Standard Time": "Pacific/Guadalcanal",
-    "New Zealand Standard Time": "Pacific/Auckland",
-    "Fiji Standard Time": "Pacific/Fiji",
-    "Tonga Standard Time": "Pacific/Tongatapu",
-}
-_WINDOWS_LOWER = {name.lower(): key for name, key in _WINDOWS_ZONES.items()}
-_AREAS = ("Africa/", "America/", "Antarctica/", "Asia/", "Atlantic/", "Australia/", "Europe/", "Indian/", "Pacific/")
-
-_FREQS = {"SECONDLY": 0, "MINUTELY": 1, "HOURLY": 2, "DAILY": 3, "WEEKLY": 4, "MONTHLY": 5, "YEARLY": 6}
-_FREQ_SECONDS = {0: 1, 1: 60, 2: 3600, 3: 86400}
-_WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
-_BYDAY = re.compile(r"([+-]?\d{0,2})(MO|TU|WE|TH|FR|SA|SU)", re.IGNORECASE)
-_WEEK_SECONDS = 7 * 86400
-_DAY_FILTERS = ("BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYDAY")
 
 _LINE_BREAK = re.compile(r"\r\n|\n|\r")
 _FOLD = re.compile(r"(?:\r\n|\n|\r)[ \t]")
@@ -404,251 +312,6 @@ def _component(lines: list[str]) -> Component:
     return component
 
 
-# --------------------------------------------------------------------------------------------
-# Time zones
-# --------------------------------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=1)
-def _iana_keys() -> dict[str, str]:
-    """The IANA zone names zoneinfo knows, by their lower-case spelling."""
-    return {key.lower(): key for key in zoneinfo.available_timezones() if key not in ("Factory", "localtime", "posixrules")}
-
-
-def _iana_name(tzid: str) -> str | None:
-    """The IANA name a TZID stands for: itself, the end of a "globally unique" one, or the zone
-    of a Windows name; None when it names none of them."""
-    keys = _iana_keys()
-    cleaned = tzid.strip().strip('"').strip()
-    found = keys.get(cleaned.strip("/").lower())
-    if found:
-        return found
-    parts = [part for part in cleaned.split("/") if part]
-    for index in range(1, len(parts)):
-        found = keys.get("/".join(parts[index:]).lower())
-        if found:
-            return found
-    windows = _WINDOWS_LOWER.get(cleaned.lower())
-    return keys.get(windows.lower()) if windows else None
-
-
-def _is_utc_name(name: str) -> bool:
-    return name.lower() in _UTC_NAMES
-
-
-def _is_utc(zone: datetime.tzinfo | None) -> bool:
-    if zone is _UTC:
-        return True
-    return isinstance(zone, zoneinfo.ZoneInfo) and bool(zone.key) and _is_utc_name(zone.key)
-
-
-def _zone(name: str) -> datetime.tzinfo:
-    return _UTC if _is_utc_name(name) else zoneinfo.ZoneInfo(name)
-
-
-@functools.lru_cache(maxsize=1)
-def _candidates() -> tuple[str, ...]:
-    """Zones an unknown VTIMEZONE may be matched to, best names first."""
-    primary = set(_WINDOWS_ZONES.values())
-
-    def rank(key: str) -> tuple[int, str]:
-        return (0 if key in primary else 1 if key.startswith(_AREAS) else 2), key
-
-    return tuple(sorted(_iana_keys().values(), key=rank))
-
-
-@functools.lru_cache(maxsize=16)
-def _samples(first_year: int, last_year: int) -> tuple[datetime.datetime, ...]:
-    """Instants every twelve hours (00:00 and 12:00 UTC) through these years."""
-    start = datetime.datetime(first_year, 1, 1, tzinfo=_UTC)
-    count = ((datetime.date(last_year + 1, 1, 1) - datetime.date(first_year, 1, 1)).days) * 2
-    return tuple(start + datetime.timedelta(hours=12 * index) for index in range(count))
-
-
-@functools.lru_cache(maxsize=64)
-def _vtimezone_match(ical: bytes, years: tuple[int, int]) -> str | None:
-    """:func:`_matching_zone` of a VTIMEZONE given as text (remembered: a feed read every hour
-    keeps its VTIMEZONE, and dateutil's reading of one is slow)."""
-    (component,) = Calendar.from_ical(b"BEGIN:VCALENDAR\r\n" + ical + b"END:VCALENDAR\r\n").subcomponents
-    return _matching_zone(component.to_tz(lookup_tzid=False), years)
-
-
-def _matching_zone(custom: datetime.tzinfo, years: tuple[int, int]) -> str | None:
-    """The IANA zone with the same UTC offsets as ``custom`` twice a day through these years (the
-    same abbreviations and the better names preferred), or None."""
-    samples = _samples(*years)
-    wanted = [moment.astimezone(custom) for moment in samples]
-    offsets = [value.utcoffset() for value in wanted]
-    names: list[str | None] = []
-    probes = range(0, len(samples), max(1, len(samples) // 16))
-    best: tuple[int, int, str] | None = None
-    for order, key in enumerate(_candidates()):
-        zone = zoneinfo.ZoneInfo(key)
-        if any(samples[i].astimezone(zone).utcoffset() != offsets[i] for i in probes):
-            continue
-        local = [moment.astimezone(zone) for moment in samples]
-        if any(value.utcoffset() != offset for value, offset in zip(local, offsets)):
-            continue
-        names = names or [value.tzname() for value in wanted]
-        score = (sum(value.tzname() != name for value, name in zip(local, names)), order, key)
-        if best is None or score < best:
-            best = score
-        if score[0] == 0:
-            break  # the candidates come best name first: none can beat it
-    return best[2] if best else None
-
-
-# --------------------------------------------------------------------------------------------
-# Recurrence rules: checks that keep the expansion bounded
-# --------------------------------------------------------------------------------------------
-
-
-def _values(recur: vRecur, name: str) -> list[Any]:
-    value = recur.get(name)
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _freq(recur: vRecur) -> int | None:
-    values = _values(recur, "FREQ")
-    return _FREQS.get(str(values[0]).upper()) if values else None
-
-
-def _interval(recur: vRecur) -> int:
-    values = _values(recur, "INTERVAL")
-    try:
-        return max(1, int(values[0])) if values else 1
-    except (TypeError, ValueError):
-        return 1
-
-
-def _weekdays(recur: vRecur) -> list[tuple[int, int]]:
-    """(ordinal or 0, weekday 0-6) of each BYDAY entry."""
-    found = []
-    for value in _values(recur, "BYDAY"):
-        match = _BYDAY.fullmatch(str(value).strip())
-        if match is None:
-            raise ValueError(f"bad BYDAY {value!r}")
-        number = match.group(1)
-        found.append((int(number) if number not in ("", "+", "-") else 0, _WEEKDAYS.index(match.group(2).upper())))
-    return found
-
-
-def _ints(recur: vRecur, name: str) -> tuple[int, ...] | None:
-    values = _values(recur, name)
-    return tuple(int(value) for value in values) if values else None
-
-
-def _period_size(recur: vRecur, rank: int, weekdays: list[tuple[int, int]]) -> int:
-    """At most how many instants one period of the rule holds (before BYSETPOS), counting the
-    defaults dateutil takes from DTSTART when no day part is given."""
-    plain = len({day for _, day in weekdays})
-    month_days = len(_values(recur, "BYMONTHDAY"))
-    year_days = len(_values(recur, "BYYEARDAY"))
-    weeks = len(_values(recur, "BYWEEKNO"))
-    other_days = bool(month_days or year_days or weeks)
-    if rank <= 3:
-        days = 1
-    elif rank == 4:  # seven days in a row hold each weekday, month day and year day once
-        days = min(plain or 7, month_days or 7, year_days or 7) if plain or other_days else 1
-    elif rank == 5:
-        days = min(5 * plain or 31, month_days or 31, year_days or 31) if plain or other_days else 1
-    elif plain or other_days:
-        days = min(53 * plain or 366, 12 * month_days or 366, year_days or 366, 7 * weeks or 366)
-    else:
-        days = len(_values(recur, "BYMONTH")) or 1
-    per_day = 1
-    for part, finest in (("BYHOUR", 3), ("BYMINUTE", 2), ("BYSECOND", 1)):
-        if rank >= finest:
-            per_day *= len(_values(recur, part)) or 1
-    return days * per_day
-
-
-def _rule_problem(recur: vRecur, start: datetime.date) -> str | None:
-    """Why the rule is not expanded, or None. dateutil searches a rule that stops giving
-    instants up to the year 9999, one period at a time, and a sub-daily rule's search through
-    the days its day parts filter out is slow whatever it finds, so these are left out: a
-    sub-daily rule with day parts or BYSETPOS, and rules that surely never occur (sufficient
-    conditions only: a BYSETPOS beyond any period's set, weekdays a daily-or-finer step never
-    reaches, day parts no day of a 400-year Gregorian cycle passes)."""
-    rank = _freq(recur)
-    if rank is None:
-        return "it is unreadable"
-    weekdays = _weekdays(recur)
-    positions = _ints(recur, "BYSETPOS")
-    if rank <= 2 and (positions or any(recur.get(name) for name in _DAY_FILTERS)):
-        return "calpress does not expand sub-daily rules with day parts or BYSETPOS"
-    never = "it never occurs"
-    if positions and all(position == 0 or abs(position) > _period_size(recur, rank, weekdays) for position in positions):
-        return never
-    if rank == 3 and weekdays:
-        step = _interval(recur) * 86400
-        gcd = math.gcd(step, _WEEK_SECONDS)
-        if gcd > 86400:  # a step of whole weeks keeps to the start's weekday
-            first = start.weekday()
-            reached = {(first + index * step // 86400) % 7 for index in range(_WEEK_SECONDS // gcd)}
-            if not reached & {day for _, day in weekdays}:
-                return never
-    if not any(recur.get(name) for name in _DAY_FILTERS):
-        return None
-    if rank == 5 and weekdays and all(abs(number) > 5 for number, _ in weekdays):
-        return never
-    plain = sorted({day for _, day in weekdays}) or list(range(7))
-    # The Gregorian calendar repeats every 400 years: a day pattern missing from the 800 years
-    # before 9999 is missing for ever (starting there keeps dateutil's search short).
-    probe = du.rrule(
-        du.YEARLY,
-        dtstart=datetime.datetime(9200 + start.year % 400, start.month, start.day),
-        count=1,
-        bymonth=_ints(recur, "BYMONTH"),
-        bymonthday=_ints(recur, "BYMONTHDAY"),
-        byyearday=_ints(recur, "BYYEARDAY"),
-        byweekno=_ints(recur, "BYWEEKNO"),
-        byweekday=plain,
-    )
-    return never if next(iter(probe), None) is None else None
-
-
-def _has_rule_parts(recur: vRecur) -> bool:
-    return any(str(name).upper().startswith("BY") for name in recur)
-
-
-def _dateutil_rule(recur: vRecur, start: datetime.date) -> du.rrule:
-    """The rule as dateutil reads it from ``start`` (UNTIL brought to the start's kind)."""
-    text = recur.to_ical().decode()
-    text = ";".join(part for part in text.split(";") if part and not part.upper().startswith("UNTIL="))
-    first = start if isinstance(start, datetime.datetime) else datetime.datetime.combine(start, _MIDNIGHT)
-    rule = du.rrulestr(text, dtstart=first)
-    if not isinstance(rule, du.rrule):
-        raise ValueError("not a single rule")
-    untils = _values(recur, "UNTIL")
-    if untils and not _values(recur, "COUNT"):
-        until = untils[0]
-        if not isinstance(until, datetime.datetime):
-            until = datetime.datetime.combine(until, datetime.time(23, 59, 59))
-        if first.tzinfo is None:
-            until = until.replace(tzinfo=None)
-        elif until.tzinfo is None:
-            until = until.replace(tzinfo=first.tzinfo)
-        rule = rule.replace(until=until)
-    return rule
-
-
-def _until_value(instant: datetime.datetime, start: datetime.date) -> datetime.date:
-    """An UNTIL keeping ``instant`` (a dateutil instant of a rule starting at ``start``)."""
-    if not isinstance(start, datetime.datetime):
-        return instant.date()
-    if instant.tzinfo is None:
-        return instant
-    return instant.astimezone(_UTC)
-
-
-def _with_until(recur: vRecur, until: datetime.date) -> vRecur:
-    parts = {str(key).upper(): value for key, value in recur.items() if str(key).upper() not in ("COUNT", "UNTIL")}
-    parts["UNTIL"] = [until]
-    return vRecur(parts)
-
 
 # --------------------------------------------------------------------------------------------
 # Text
@@ -808,9 +471,9 @@ class _Reader:
 
     def _default_zone(self, name: str) -> tuple[datetime.tzinfo, str]:
         name = (name or "").strip()
-        if _is_utc_name(name):
+        if ics_zones.is_utc_name(name):
             return _UTC, "UTC"
-        key = _iana_keys().get(name.lower())
+        key = ics_zones.iana_keys().get(name.lower())
         if key:
             return zoneinfo.ZoneInfo(key), key
         if is_valid_timezone(name):
@@ -821,11 +484,11 @@ class _Reader:
     def _feed_zone(self, name: str) -> None:
         if not name:
             return
-        key = _iana_name(name)
+        key = ics_zones.iana_name(name)
         if key is None:
             self.warn(f'X-WR-TIMEZONE "{name}" is not a known time zone; {self.default_name} was used instead.')
             return
-        zone = _zone(key)
+        zone = ics_zones.zone_named(key)
         self.feed_zone, self.feed_name = zone, "UTC" if zone is _UTC else key
         self.xwr_zone = None if zone is _UTC else zone
 
@@ -839,22 +502,22 @@ class _Reader:
         return zone
 
     def _resolve(self, tzid: str) -> datetime.tzinfo:
-        key = _iana_name(tzid)
+        key = ics_zones.iana_name(tzid)
         if key is not None:
-            return _zone(key)
+            return ics_zones.zone_named(key)
         component = self.vtimezones.get(tzid.strip())
         if component is None:
             self.warn(f'Unknown time zone "{tzid}" (no VTIMEZONE): its times were read as UTC.')
             return _UTC
         try:
-            match = _vtimezone_match(component.to_ical(), self.years)
+            match = ics_zones.vtimezone_match(component.to_ical(), self.years)
             custom = component.to_tz(lookup_tzid=False) if match is None else None
         except Exception:
             self.warn(f'The VTIMEZONE "{tzid}" could not be read: its times were read as UTC.')
             return _UTC
         if match is not None:
             self.warn(f'Time zone "{tzid}" was read as {match} (the same UTC offsets).')
-            return _zone(match)
+            return ics_zones.zone_named(match)
         self.warn(f'Time zone "{tzid}" matches no known zone: its times were converted to {self.feed_name}.')
         return custom
 
@@ -871,7 +534,7 @@ class _Reader:
             value = value.replace(tzinfo=self.zone_of(str(tzid)))
         elif value.tzinfo is None:
             return value
-        if self.xwr_zone is not None and _is_utc(value.tzinfo):
+        if self.xwr_zone is not None and ics_zones.is_utc(value.tzinfo):
             return value.astimezone(self.xwr_zone)
         return value
 
@@ -919,7 +582,7 @@ class _Reader:
             kept = [
                 rule
                 for rule in (rules if isinstance(rules, list) else [rules])
-                if isinstance(rule, vRecur) and _freq(rule) is not None
+                if isinstance(rule, vRecur) and ics_rules.freq(rule) is not None
             ]
             if len(kept) != (len(rules) if isinstance(rules, list) else 1):
                 self.warn(f"{label} has an unreadable RRULE; it was ignored.")
@@ -1012,9 +675,9 @@ class _Reader:
         kept = []
         for recur in rules:
             try:
-                problem = _rule_problem(recur, start)
+                problem = ics_rules.rule_problem(recur, start)
                 if problem is None:
-                    rule = _dateutil_rule(recur, start)
+                    rule = ics_rules.dateutil_rule(recur, start)
                     bounded = self._walk(rule, recur, start, self._duration(event), label)
                     if bounded is not None:
                         kept.append(bounded)
@@ -1045,14 +708,14 @@ class _Reader:
     def _fast_forward(self, event: Component, recur: vRecur) -> None:
         """Moves the start of a daily-or-finer rule that begins long before the window forward by
         whole periods, when that keeps its instants (no COUNT, or no BY parts to count with)."""
-        rank = _freq(recur)
+        rank = ics_rules.freq(recur)
         start = event["DTSTART"].dt
         if rank is None or rank > 3 or (rank < 3 and not isinstance(start, datetime.datetime)):
             return
-        counts = _values(recur, "COUNT")
-        if counts and _has_rule_parts(recur):
+        counts = ics_rules.rule_values(recur, "COUNT")
+        if counts and ics_rules.has_rule_parts(recur):
             return
-        step = datetime.timedelta(seconds=_interval(recur) * _FREQ_SECONDS[rank])
+        step = datetime.timedelta(seconds=ics_rules.interval(recur) * ics_rules.FREQ_SECONDS[rank])
         low = self._frame(start)[0] - self._duration(event)
         first = start if isinstance(start, datetime.datetime) else datetime.datetime.combine(start, _MIDNIGHT)
         periods = (low - first) // step - 1
@@ -1094,13 +757,13 @@ class _Reader:
                     self.warn(f"{label} has an RRULE too dense to reach the window; it was ignored.")
                     return None
                 self.warn(f"{label} has an RRULE too dense to expand through the window; it was cut.")
-                return _with_until(recur, _until_value(last, start))
+                return ics_rules.with_until(recur, ics_rules.until_value(last, start))
             if instant >= low:
                 if inside == self.max_occurrences:
                     self.warn(
                         f"{label} has more than {self.max_occurrences} occurrences in the window; the first {self.max_occurrences} were kept."
                     )
-                    return _with_until(recur, _until_value(last, start))  # type: ignore[arg-type]
+                    return ics_rules.with_until(recur, ics_rules.until_value(last, start))  # type: ignore[arg-type]
                 inside += 1
                 last = instant
         return recur
@@ -1150,7 +813,7 @@ class _Reader:
                 "timezone": self.feed_name,
             }
         zone, name = self.feed_zone, self.feed_name
-        if isinstance(start.tzinfo, zoneinfo.ZoneInfo) and not _is_utc(start.tzinfo):
+        if isinstance(start.tzinfo, zoneinfo.ZoneInfo) and not ics_zones.is_utc(start.tzinfo):
             zone, name = start.tzinfo, start.tzinfo.key
         if not isinstance(end, datetime.datetime):
             end = datetime.datetime.combine(end, _MIDNIGHT, tzinfo=start.tzinfo)

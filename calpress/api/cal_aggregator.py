@@ -13,11 +13,12 @@ pass, as its sanitising pass does. The effects are :mod:`calpress.calendar.impor
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..calendar import imports
+from ..calendar.feed_import import feed_address
+from ..compat.php import is_numeric, php_int
 from ..content.items import Item
 from ..media import attachments
 from ..rest.errors import RestError, forbidden
@@ -30,26 +31,6 @@ from .scope import context_of, scope_of
 NAMESPACE = "cal-aggregator"
 INTERVAL_OPTION = "cal_ea_batch_interval"  # the reference's event_aggregator_event_batch_interval filter
 MAX_IMAGES = 50  # images downloaded for one batch at most
-
-# PHP's is_numeric for strings: optional leading whitespace, a sign, digits with an optional
-# fraction, an optional exponent, optional trailing whitespace.
-_NUMERIC = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
-
-
-def is_numeric(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    return isinstance(value, str) and _NUMERIC.fullmatch(value) is not None
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(float(value))
-    except (TypeError, ValueError):
-        return 0
-
 
 def _accept(value: Any, request: RestRequest, name: str) -> bool:
     """No check of the reference's own: the type alone decides, in the sanitising pass."""
@@ -78,21 +59,15 @@ def _valid_status_information(value: Any, request: RestRequest, name: str) -> bo
     numbers = [data.get("total"), data.get("done"), batch.get("total"), batch.get("done")]
     if not all(is_numeric(n) for n in numbers):
         return False
-    return _int(data["done"]) <= _int(data["total"]) and _int(batch["done"]) <= _int(batch["total"])
+    return php_int(data["done"]) <= php_int(data["total"]) and php_int(batch["done"]) <= php_int(batch["total"])
 
 
 def _is_percentage(value: Any, request: RestRequest, name: str) -> bool:
-    return is_numeric(value) and 0 <= _int(value) <= 100
+    return is_numeric(value) and 0 <= php_int(value) <= 100
 
 
 def _is_numeric_arg(value: Any, request: RestRequest, name: str) -> bool:
     return is_numeric(value)
-
-
-def feed_address(value: str) -> str:
-    """A feed's address as fetched: ``webcal://`` is https."""
-    value = value.strip()
-    return "https://" + value[len("webcal://"):] if value.lower().startswith("webcal://") else value
 
 
 def _feed_address(value: Any, request: RestRequest, name: str) -> bool | RestError:
@@ -202,8 +177,8 @@ class AggregatorRoutes:
             record = self._locked_record(conn, request)
             result = imports.receive_batch(
                 conn, ctx, record, events,
-                done=_int(status["batch"]["done"]), total=_int(status["batch"]["total"]),
-                total_events=_int(status["data"]["total"]), percentage=request.get_param("percentage_complete"),
+                done=php_int(status["batch"]["done"]), total=php_int(status["batch"]["total"]),
+                total_events=php_int(status["data"]["total"]), percentage=request.get_param("percentage_complete"),
                 images=downloads,
             )
         answer: dict[str, Any] = {

@@ -379,6 +379,8 @@ class EventInput:
     tags: list[int] | None = None
     venues: list[int] | None = None  # None: untouched; []: unlinked
     organizers: list[int] | None = None
+    # The calling service's own ``_``-prefixed meta (an import's global id), written with the rest.
+    protected_meta: dict[str, Any] | None = None
 
 
 def event_times(
@@ -470,6 +472,7 @@ def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item
         meta=_event_meta(data, times, before),
         terms=terms,
         menu_order=-1 if data.sticky else 0,
+        protected_meta=data.protected_meta,
     )
     if before is None:
         item = item_service.create_item(conn, ctx, ctx.registry.types[EVENT_TYPE], changes)

@@ -43,6 +43,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ..auth import users as user_store
+from ..compat.php import is_numeric, php_int
 from ..content import comments as comment_store
 from ..content import items as item_service
 from ..content.items import Context, Item, ItemChanges
@@ -366,9 +367,8 @@ def apply_batch(
         try:
             with conn.begin_nested():
                 found = event_input(conn, ctx, data, before, images=images)
+                found.protected_meta = {RECORD_KEY: record.id, **({GLOBAL_ID_KEY: global_id} if global_id else {})}
                 saved = save_event(conn, ctx, found, before)
-                meta = {RECORD_KEY: record.id, **({GLOBAL_ID_KEY: global_id} if global_id else {})}
-                saved = item_service.update_item(conn, ctx, saved, ItemChanges(protected_meta=meta))
         except RestError as err:
             activity.problems[global_id or data["title"]] = err.message
             continue
@@ -379,20 +379,15 @@ def apply_batch(
 
 
 def _percentage(value: Any) -> int:
-    try:
-        return max(0, min(100, int(float(value))))
-    except (TypeError, ValueError):
-        return 0
+    return max(0, min(100, php_int(value)))
 
 
 def batch_interval(value: Any) -> int:
     """The pause before the next batch the answer asks for: a number above 10, at most 600;
     anything else 10 (the reference's filtered interval)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return INTERVAL_MIN
-    return min(INTERVAL_MAX, int(number)) if number > INTERVAL_MIN else INTERVAL_MIN
+    if is_numeric(value) and php_int(value) > INTERVAL_MIN:
+        return min(INTERVAL_MAX, php_int(value))
+    return INTERVAL_MIN
 
 
 @dataclass

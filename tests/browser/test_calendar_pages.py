@@ -16,11 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from appfixtures import serving
-
-from calpress.store import db as store_db
+from appfixtures import serving_with_admin
 
 pytestmark = pytest.mark.browser
 
@@ -105,56 +102,47 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """One ``calpress serve`` over a fresh SQLite database for the whole module, seeded through
     the REST API with an application password of an administrator."""
     folder = tmp_path_factory.mktemp("calendar-pages")
-    db_url = f"sqlite:///{folder / 'calpress.sqlite3'}"
-    engine = store_db.create_engine(db_url)
-    try:
-        store_db.upgrade(engine)
-    finally:
-        engine.dispose()
-    with serving(db_url, folder) as server:
-        server.cli("user", "create", "admin", "admin@example.test", "--role=administrator", "--user_pass=login-secret")
-        password = server.cli("user", "application-password", "create", "admin", "tests", "--porcelain").strip()
-        with httpx.Client(base_url=server.url, auth=("admin", password), timeout=20) as rest:
+    with serving_with_admin(folder) as (server, rest):
 
-            def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
-                response = rest.post(path, json=body)
-                assert response.status_code == 201, (path, response.status_code, response.text)
-                return response.json()
+        def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+            response = rest.post(path, json=body)
+            assert response.status_code == 201, (path, response.status_code, response.text)
+            return response.json()
 
-            venue = post("/cal/events/v1/venues", {"venue": "Town Hall", "address": "1 Main St", "city": "Springfield",
-                                                   "country": "United States"})
-            organizer = post("/cal/events/v1/organizers", {"organizer": "Springfield Arts Council",
-                                                           "email": "arts@example.test"})
-            now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-            events = {}
-            for event in plan_events(now.date()):
-                body: dict[str, Any] = {
-                    "title": event.title,
-                    "start_date": event.start.strftime("%Y-%m-%d %H:%M:%S"),
-                    "end_date": event.end.strftime("%Y-%m-%d %H:%M:%S"),
-                    "venue": venue["id"],
-                    "organizer": [organizer["id"]],
-                    "categories": ["Music"],
-                    "description": f"<p>{event.title} at the Town Hall.</p>",
-                }
-                if event.all_day:
-                    body["all_day"] = True
-                created = post("/cal/events/v1/events", body)
-                event.id, event.url = created["id"], created["url"]
-                events[event.title] = event
-            # A private event: only logged-in users who may read it see it.
-            private = plan_events(now.date())[0]
-            created = post("/cal/events/v1/events", {
-                "title": PRIVATE_TITLE, "status": "private",
-                "start_date": private.start.replace(hour=9).strftime("%Y-%m-%d %H:%M:%S"),
-                "end_date": private.start.replace(hour=10).strftime("%Y-%m-%d %H:%M:%S"),
-            })
-            assert created["status"] == "private"
-            private_event = Event(PRIVATE_TITLE, private.start.replace(hour=9), private.start.replace(hour=10),
-                                  id=created["id"], url=created["url"])
-            post_body = "Our calendar is full of music this season."
-            created_post = post("/cms/v2/posts", {"title": "Welcome to the Season", "content": f"<p>{post_body}</p>",
-                                                  "status": "publish"})
+        venue = post("/cal/events/v1/venues", {"venue": "Town Hall", "address": "1 Main St", "city": "Springfield",
+                                               "country": "United States"})
+        organizer = post("/cal/events/v1/organizers", {"organizer": "Springfield Arts Council",
+                                                       "email": "arts@example.test"})
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        events = {}
+        for event in plan_events(now.date()):
+            body: dict[str, Any] = {
+                "title": event.title,
+                "start_date": event.start.strftime("%Y-%m-%d %H:%M:%S"),
+                "end_date": event.end.strftime("%Y-%m-%d %H:%M:%S"),
+                "venue": venue["id"],
+                "organizer": [organizer["id"]],
+                "categories": ["Music"],
+                "description": f"<p>{event.title} at the Town Hall.</p>",
+            }
+            if event.all_day:
+                body["all_day"] = True
+            created = post("/cal/events/v1/events", body)
+            event.id, event.url = created["id"], created["url"]
+            events[event.title] = event
+        # A private event: only logged-in users who may read it see it.
+        private = plan_events(now.date())[0]
+        created = post("/cal/events/v1/events", {
+            "title": PRIVATE_TITLE, "status": "private",
+            "start_date": private.start.replace(hour=9).strftime("%Y-%m-%d %H:%M:%S"),
+            "end_date": private.start.replace(hour=10).strftime("%Y-%m-%d %H:%M:%S"),
+        })
+        assert created["status"] == "private"
+        private_event = Event(PRIVATE_TITLE, private.start.replace(hour=9), private.start.replace(hour=10),
+                              id=created["id"], url=created["url"])
+        post_body = "Our calendar is full of music this season."
+        created_post = post("/cms/v2/posts", {"title": "Welcome to the Season", "content": f"<p>{post_body}</p>",
+                                              "status": "publish"})
         yield Site(server.url, now, events, venue["url"], "Springfield Arts Council", "Welcome to the Season",
                    created_post["link"], post_body, extra={"private": private_event})
 

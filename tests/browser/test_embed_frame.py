@@ -17,9 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from appfixtures import serving
-
-from calpress.store import db as store_db
+from appfixtures import serving_with_admin
 
 pytestmark = pytest.mark.browser
 
@@ -55,22 +53,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """One ``calpress serve`` over a fresh database, with a published post and a draft created
     through the REST API with an administrator's application password."""
     folder = tmp_path_factory.mktemp("embed-frame")
-    db_url = f"sqlite:///{folder / 'calpress.sqlite3'}"
-    engine = store_db.create_engine(db_url)
-    try:
-        store_db.upgrade(engine)
-    finally:
-        engine.dispose()
-    with serving(db_url, folder) as server:
-        server.cli("user", "create", "admin", "admin@example.test", "--role=administrator", "--user_pass=login-secret")
-        password = server.cli("user", "application-password", "create", "admin", "tests", "--porcelain").strip()
-        with httpx.Client(base_url=server.url, auth=("admin", password), timeout=20) as rest:
-            links = []
-            for title, status in ((TITLE, "publish"), ("Unfinished Notes", "draft")):
-                response = rest.post("/cms/v2/posts", json={"title": title, "content": BODY, "status": status})
-                assert response.status_code == 201, response.text
-                assert response.json()["status"] == status
-                links.append(response.json()["link"])
+    with serving_with_admin(folder) as (server, rest):
+        links = []
+        for title, status in ((TITLE, "publish"), ("Unfinished Notes", "draft")):
+            response = rest.post("/cms/v2/posts", json={"title": title, "content": BODY, "status": status})
+            assert response.status_code == 201, response.text
+            assert response.json()["status"] == status
+            links.append(response.json()["link"])
         yield Site(server.url, *links)
 
 

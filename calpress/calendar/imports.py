@@ -49,7 +49,7 @@ from ..content import items as item_service
 from ..content.items import Context, Item, ItemChanges
 from ..media import attachments
 from ..rest.errors import RestError
-from ..store.tables import posts
+from ..store.tables import comments, posts
 from .definitions import EVENT_TYPE
 from .events import save_event
 from .input import event_input
@@ -247,8 +247,6 @@ def log_error(conn: sa.Connection, ctx: Context, record: Item, code: str, messag
 
 def error_entries(conn: sa.Connection, record: Item) -> list[tuple[str, str]]:
     """(code, message) of the record's error entries, oldest first."""
-    from ..store.tables import comments
-
     rows = conn.execute(
         sa.select(comments.c.author_name, comments.c.content)
         .where(comments.c.post_id == record.id, comments.c.type == ERROR_COMMENT_TYPE)

@@ -21,7 +21,8 @@ from .config import Settings
 from .media.storage import Storage, build_storage
 from .store import db as store_db
 from .store import options as store_options
-from .store.changes import Change
+from .store.changes import Change, one_bump
+from .store.changes import settle as settle_changes
 from .store.changes import take as take_changes
 from .store.fast import FastQuery
 from .store.tables import options as options_table
@@ -121,7 +122,8 @@ class Site:
             take_changes(conn)  # left on this pooled connection by a transaction that rolled back
             self._local.conn = conn
             try:
-                yield conn
+                with one_bump(conn):
+                    yield conn
             finally:
                 self._local.conn = outer
                 recorded = take_changes(conn)
@@ -135,6 +137,7 @@ class Site:
         never sits in an open transaction): no pool round trip per statement."""
         current = getattr(self._local, "conn", None)
         if current is not None:
+            settle_changes(current)  # a write of this transaction may owe the counter its bump
             return fast_query.rows(current, params)
         driver = getattr(self._local, "fast", None)
         if driver is None:

@@ -175,10 +175,13 @@ def test_import_ics_from_a_file_then_again(run, tmp_path):
     assert re.search(r"Success: Imported .*team\.ics \(record \d+\): 4 created, 0 updated, 0 skipped\.", out)
     assert "importing events [" in err  # the progress bar, on stderr
     code, out, _ = run("import", "ics", str(source), "--from", "2027-01-01", "--until", "2028-01-01", "--quiet")
-    assert code == 0 and "0 created, 4 updated" in out
+    assert code == 0 and "0 created, 0 updated, 4 skipped" in out  # the feed is unchanged: nothing written
+    source.write_text(ICS.replace("SUMMARY:Board meeting", "SUMMARY:Board meeting (moved)"))
+    code, out, _ = run("import", "ics", str(source), "--from", "2027-01-01", "--until", "2028-01-01", "--quiet")
+    assert code == 0 and "0 created, 1 updated, 3 skipped" in out
     code, out, _ = run("import", "list")
     assert out.splitlines()[0].split() == ["id", "state", "origin", "done", "source"]
-    assert [line.split()[1] for line in out.splitlines()[1:]] == ["success", "success"]
+    assert [line.split()[1] for line in out.splitlines()[1:]] == ["success", "success", "success"]
     code, out, _ = run("import", "ics", str(tmp_path / "missing.ics"))
     assert code == 1
     code, _, err = run("import", "ics", str(source), "--from", "2027-13-01", "--until", "2028-01-01")

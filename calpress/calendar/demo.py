@@ -253,3 +253,66 @@ def _guid(ctx: Context, post_id: int, row: dict[str, Any]) -> str:
                 date_utc=row["date_utc"], modified_local=row["modified_local"], modified_utc=row["modified_utc"],
                 comment_status="open", ping_status="open", mime_type="", guid="", comment_count=0)
     return permalink(ctx, item)
+
+
+# -- a demo iCalendar feed ------------------------------------------------------------------------
+
+_FEED_ZONES = ("Europe/Paris", "America/New_York", "Asia/Tokyo", "UTC")
+
+
+def demo_feed(count: int, *, seed: int = 1, today: dt.date | None = None, series_share: float = 0.3,
+              per_series: int = 10) -> bytes:
+    """An iCalendar feed whose events come to ``count`` single events once its series are
+    expanded: about ``series_share`` of them occurrences of weekly series of ``per_series``
+    (some with an EXDATE replaced by an RDATE, so the count holds), the rest one-off events,
+    timed in a few zones or all-day, with LOCATION, ORGANIZER and CATEGORIES drawn from small
+    pools. Everything falls between ``today`` - 20 days and ``today`` + 320 days, inside an
+    import's default window. For trying imports, tests and ``bench/imports.py``."""
+    rng = random.Random(seed)
+    today = today or dt.date.today()
+    series = int(count * series_share) // per_series
+    singles = count - series * per_series
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//calpress//demo feed//EN", "X-WR-CALNAME:Demo feed"]
+
+    def event(uid: str, summary: str, start: dt.datetime | dt.date, minutes: int, zone: str, *extra: str) -> None:
+        lines.extend(["BEGIN:VEVENT", f"UID:{uid}", "DTSTAMP:20260101T000000Z", f"SUMMARY:{summary}"])
+        if isinstance(start, dt.datetime):
+            end = start + dt.timedelta(minutes=minutes)
+            lines.append(f"DTSTART;TZID={zone}:{start:%Y%m%dT%H%M%S}")
+            lines.append(f"DTEND;TZID={zone}:{end:%Y%m%dT%H%M%S}")
+        else:
+            lines.append(f"DTSTART;VALUE=DATE:{start:%Y%m%d}")
+            lines.append(f"DTEND;VALUE=DATE:{start + dt.timedelta(days=1 + minutes // 1440):%Y%m%d}")
+        city, _, country = _CITIES[rng.randrange(len(_CITIES))]
+        number = rng.randrange(50)
+        lines.append(f"LOCATION:Demo Hall {number}\\, {number + 1} Main St\\, {city}\\, {country}")
+        organizer = rng.randrange(30)
+        lines.append(f"ORGANIZER;CN=Demo Organizer {organizer}:mailto:organizer{organizer}@example.org")
+        lines.append("CATEGORIES:" + ",".join(rng.sample(_CATEGORIES, rng.randint(1, 2))).replace("&", "and"))
+        lines.append(f"DESCRIPTION:{summary}: a demo event.")
+        lines.extend(extra)
+        lines.append("END:VEVENT")
+
+    def moment(day: dt.date) -> dt.datetime:
+        return dt.datetime.combine(day, dt.time(rng.randrange(8, 21), rng.choice((0, 15, 30, 45))))
+
+    for n in range(singles):
+        day = today + dt.timedelta(days=rng.randrange(-20, 320))
+        what = _WHAT[rng.randrange(len(_WHAT))]
+        if rng.random() < 0.1:
+            event(f"demo-single-{n}@calpress.invalid", f"{what} {n}", day, 1440 * rng.randrange(3), "UTC")
+        else:
+            event(f"demo-single-{n}@calpress.invalid", f"{what} {n}", moment(day), rng.choice((60, 90, 120, 180)),
+                  _FEED_ZONES[rng.randrange(len(_FEED_ZONES))])
+    for n in range(series):
+        zone = _FEED_ZONES[rng.randrange(len(_FEED_ZONES))]
+        start = moment(today + dt.timedelta(days=rng.randrange(-20, 240)))
+        extra = [f"RRULE:FREQ=WEEKLY;COUNT={per_series}"]
+        if n % 3 == 0 and per_series > 2:
+            # One week skipped, an extra day added: still ``per_series`` occurrences.
+            skipped = start + dt.timedelta(weeks=1)
+            added = start + dt.timedelta(days=per_series * 7 + 1)
+            extra += [f"EXDATE;TZID={zone}:{skipped:%Y%m%dT%H%M%S}", f"RDATE;TZID={zone}:{added:%Y%m%dT%H%M%S}"]
+        event(f"demo-series-{n}@calpress.invalid", f"{_WHAT[n % len(_WHAT)]} series {n}", start, 90, zone, *extra)
+    lines.append("END:VCALENDAR")
+    return ("\r\n".join(lines) + "\r\n").encode()

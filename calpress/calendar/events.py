@@ -439,14 +439,24 @@ def _event_meta(data: EventInput, times: tuple[Any, ...], before: Item | None) -
     return meta
 
 
-def _set_links(conn: sa.Connection, event_id: int, kind: str, ids: list[int]) -> None:
-    conn.execute(sa.delete(event_links).where(event_links.c.event_id == event_id, event_links.c.kind == kind))
-    unique = list(dict.fromkeys(ids))
-    if unique:
-        conn.execute(
-            sa.insert(event_links),
-            [{"event_id": event_id, "kind": kind, "linked_id": linked, "position": n} for n, linked in enumerate(unique)],
-        )
+_INSERT_EVENT = sa.insert(events)
+_UPDATE_EVENT = sa.update(events).where(events.c.post_id == sa.bindparam("event_id"))
+_INSERT_LINKS = sa.insert(event_links)
+_DELETE_LINKS = sa.delete(event_links).where(event_links.c.event_id == sa.bindparam("event_id"),
+                                             event_links.c.kind.in_(sa.bindparam("kinds", expanding=True)))
+
+
+def _set_links(conn: sa.Connection, event_id: int, links: dict[str, list[int]], *, new_event: bool = False) -> None:
+    """Make ``links`` (kind -> ids, in order) the event's venue and organizer links: every kind
+    in one DELETE (none for a new event) and one INSERT."""
+    if not links:
+        return
+    if not new_event:
+        conn.execute(_DELETE_LINKS, {"event_id": event_id, "kinds": list(links)})
+    rows = [{"event_id": event_id, "kind": kind, "linked_id": linked, "position": n}
+            for kind, ids in links.items() for n, linked in enumerate(dict.fromkeys(ids))]
+    if rows:
+        conn.execute(_INSERT_LINKS, rows)
 
 
 def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item | None = None) -> Item:
@@ -471,6 +481,7 @@ def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item
         featured_media=data.image,
         meta=_event_meta(data, times, before),
         terms=terms,
+        terms_checked=True,  # event_input found each by id, name or slug in its taxonomy
         menu_order=-1 if data.sticky else 0,
         protected_meta=data.protected_meta,
     )
@@ -485,13 +496,11 @@ def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item
         "hidden": data.hide_from_listings or (row_before.hidden if row_before else False),
     }
     if row_before is None:
-        conn.execute(sa.insert(events).values(post_id=item.id, **values))
+        conn.execute(_INSERT_EVENT, {"post_id": item.id, **values})
     else:
-        conn.execute(sa.update(events).where(events.c.post_id == item.id).values(**values))
-    if data.venues is not None:
-        _set_links(conn, item.id, "venue", data.venues)
-    if data.organizers is not None:
-        _set_links(conn, item.id, "organizer", data.organizers)
+        conn.execute(_UPDATE_EVENT, {"event_id": item.id, **values})
+    links = {kind: ids for kind, ids in (("venue", data.venues), ("organizer", data.organizers)) if ids is not None}
+    _set_links(conn, item.id, links, new_event=row_before is None)
     return item
 
 

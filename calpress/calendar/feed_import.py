@@ -28,9 +28,11 @@ from typing import Any
 
 from .. import net
 from ..auth import users as user_store
+from ..content import items as item_service
 from ..content.items import Context, Item
 from . import ics_import, imports
 from .events import trash
+from .input import Resolved
 
 MAX_FEED_BYTES = 20 * 1024 * 1024
 BATCH_SIZE = 50
@@ -119,20 +121,23 @@ def run_feed_import(
                                        default_timezone=str(ctx.options.get("timezone_string") or "UTC"))
     except (OSError, net.OutboundError, ics_import.FeedError) as err:
         return _failed(site, ctx, record, run, "feed-unreadable", f"The feed could not be read: {err}")
+    del raw  # the feed's text is not needed any more: only its events are kept
     run.warnings = list(parsed.warnings)
     prefix = f"ics:{name}#"
-    events = [{**event.data, "global_id": prefix + event.source_key} for event in parsed.events]
-    batches = max(1, math.ceil(len(events) / batch_size))
+    found = parsed.events
+    batches = max(1, math.ceil(len(found) / batch_size))
+    resolved: Resolved = {}  # the feed's venues, organizers and categories, each found once per run
     for number in range(batches):
-        chunk = events[number * batch_size:(number + 1) * batch_size]
+        chunk = [{**event.data, "global_id": prefix + event.source_key}
+                 for event in found[number * batch_size:(number + 1) * batch_size]]
         with site.write() as conn:
             current = imports.lock_record(conn, record.id)
             if current is None or current.status != imports.STATUSES["pending"]:
                 run.error = "the import record was changed while the import ran"
                 break
             result = imports.receive_batch(
-                conn, ctx, current, chunk, done=number, total=batches, total_events=len(events),
-                percentage=round(100 * (number + 1) / batches),
+                conn, ctx, current, chunk, done=number, total=batches, total_events=len(found),
+                percentage=round(100 * (number + 1) / batches), resolved=resolved,
             )
         cal = result.activity.items["cal_events"]
         run.created += cal["created"]
@@ -140,29 +145,22 @@ def run_feed_import(
         run.skipped += cal["skipped"]
         run.problems.update(result.activity.problems)
         if progress is not None:
-            progress(min(len(events), (number + 1) * batch_size), len(events))
-    seen = {event["global_id"] for event in events}
+            progress(min(len(found), (number + 1) * batch_size), len(found))
+    seen = {prefix + event.source_key for event in found}
+    del found, parsed
     with site.write() as conn:
-        for global_id, item in imports.imported_from(conn, prefix).items():
-            if global_id in seen or item.status in ("trash", imports.IGNORED_STATUS) or not _starts_within(item, start, end):
+        for global_id, item_id, status, starts in imports.imported_events(conn, prefix):
+            if global_id in seen or status in ("trash", imports.IGNORED_STATUS) or not start <= starts.date() < end:
                 continue
-            run.vanished.append(item.id)
-            if remove_missing:
-                trash(conn, imports.acting_context(conn, ctx, record), item)
+            run.vanished.append(item_id)
+        if remove_missing:
+            acting = imports.acting_context(conn, ctx, record)
+            for item in item_service.get_items(conn, run.vanished).values():
+                trash(conn, acting, item)
                 run.removed.append(item.id)
         final = imports.lock_record(conn, record.id)
     run.state = imports.record_state(final) if final is not None else ""
     return run
-
-
-def _starts_within(item: Item, start: dt.date, end: dt.date) -> bool:
-    """Whether an event's start (its meta mirror, local wall time) falls in [start, end)."""
-    text = str(item.meta.get("_EventStartDate") or "")
-    try:
-        day = dt.date.fromisoformat(text[:10])
-    except ValueError:
-        return False
-    return start <= day < end
 
 
 def _failed(site: Any, ctx: Context, record: Item, run: FeedRun, code: str, message: str) -> FeedRun:

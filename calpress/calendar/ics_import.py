@@ -305,6 +305,22 @@ def _header_value(line: str) -> str | None:
         return None
 
 
+_ESCAPED = re.compile(r"\\(.)")
+
+
+def _uid_key(block: list[str]) -> str:
+    """The UID a VEVENT's lines give, unescaped and with its blanks collapsed as the parsed value
+    would be: VEVENTs of one UID have one key (those of several UIDs may share one, to be told
+    apart once parsed). VEVENTs without a UID line share the key "" (parsed together, since the
+    UID made up for them comes from their contents)."""
+    for line in block:
+        name, _, value = line.partition(":")
+        if name.split(";", 1)[0].strip().upper() == "UID":
+            value = _ESCAPED.sub(lambda m: " " if m.group(1) in "nN" else m.group(1), value)
+            return " ".join(value.split()) or ""
+    return ""
+
+
 def _component(lines: list[str]) -> Component:
     """One VEVENT or VTIMEZONE block parsed on its own (raises when it is unreadable)."""
     text = "\r\n".join(["BEGIN:VCALENDAR", *lines, "END:VCALENDAR", ""])
@@ -418,7 +434,6 @@ class _Reader:
         self.vtimezones: dict[str, Component] = {}
         self.zones: dict[str, datetime.tzinfo] = {}
         self.steps_left = _FEED_STEPS
-        self.deadline = 0.0
 
     # -- the whole feed ------------------------------------------------------------------------
 
@@ -435,32 +450,44 @@ class _Reader:
                 self.warn("A VTIMEZONE could not be read; it was skipped.")
                 continue
             self.vtimezones.setdefault(tzid, component)
-        groups: dict[str, list[Component]] = {}
+        # The VEVENTs are parsed a UID at a time (a series with its overrides), each group's
+        # components dropped once expanded: icalendar's components weigh several kilobytes
+        # each, and a whole feed's of them would make memory grow with the feed.
+        buckets: dict[str, list[list[str]]] = {}
         for block in document.events:
-            try:
-                event = self._event(block)
-            except Exception as err:  # a safety net: _event warns of what it knows
-                self.warn(f"A VEVENT could not be read ({type(err).__name__}); it was skipped.")
-                continue
-            if event is not None:
-                groups.setdefault(str(event["UID"]), []).append(event)
+            buckets.setdefault(_uid_key(block), []).append(block)
+        document.events = []
         feed = ParsedFeed(name=document.header.get("X-WR-CALNAME", ""), timezone=document.header.get("X-WR-TIMEZONE", ""))
-        self.deadline = time.monotonic() + _EXPANSION_SECONDS
+        expanding = 0.0  # seconds spent expanding series; the budget is _EXPANSION_SECONDS
         left_out = 0
-        for uid, components in groups.items():
-            if left_out or len(feed.events) >= self.max_events or time.monotonic() > self.deadline:
-                left_out += 1
-                continue
-            try:
-                found = self._series(uid, components)
-            except Exception as err:  # a safety net: _series warns of what it knows
-                self.warn(f'Event "{uid}" could not be read ({type(err).__name__}); it was skipped.')
-                continue
-            room = self.max_events - len(feed.events)
-            if len(found) > room:
-                self.warn(f"The feed has more than {self.max_events} events; the rest were left out.")
-                found = found[:room]
-            feed.events.extend(found)
+        for key in list(buckets):
+            blocks = buckets.pop(key)  # its lines are let go once read
+            groups: dict[str, list[Component]] = {}
+            for block in blocks:
+                try:
+                    event = self._event(block)
+                except Exception as err:  # a safety net: _event warns of what it knows
+                    self.warn(f"A VEVENT could not be read ({type(err).__name__}); it was skipped.")
+                    continue
+                if event is not None:
+                    groups.setdefault(str(event["UID"]), []).append(event)
+            for uid, components in groups.items():
+                if left_out or len(feed.events) >= self.max_events or expanding > _EXPANSION_SECONDS:
+                    left_out += 1
+                    continue
+                started = time.monotonic()
+                try:
+                    found = self._series(uid, components)
+                except Exception as err:  # a safety net: _series warns of what it knows
+                    self.warn(f'Event "{uid}" could not be read ({type(err).__name__}); it was skipped.')
+                    continue
+                finally:
+                    expanding += time.monotonic() - started
+                room = self.max_events - len(feed.events)
+                if len(found) > room:
+                    self.warn(f"The feed has more than {self.max_events} events; the rest were left out.")
+                    found = found[:room]
+                feed.events.extend(found)
         if left_out:
             self.warn(f"{left_out} event(s) or series were left out: the feed is too large to read whole.")
         feed.warnings = list(self.warnings)

@@ -32,27 +32,33 @@ given by URL are downloaded by the caller first (:func:`image_urls`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
+import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 
 from ..auth import users as user_store
 from ..compat.php import is_numeric, php_int
 from ..content import comments as comment_store
 from ..content import items as item_service
+from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
 from ..media import attachments
 from ..rest.errors import RestError
 from ..store.tables import comments, posts
+from ..store.tables import events as events_table
+from ..store.tables import terms as terms_table
 from .definitions import EVENT_TYPE
 from .events import save_event
-from .input import event_input
+from .input import Resolved, event_input
 
 RECORD_TYPE = "cal-ea-record"
 STATUSES = {
@@ -79,6 +85,9 @@ LAST_RUN = PREFIX + "last_run"  # ISO UTC instant a schedule last ran
 PARENT_SCHEDULE = PREFIX + "schedule"
 # On events: what import brought them (their identity across runs) and the record that last did.
 GLOBAL_ID_KEY = "_cal_import_global_id"
+# A digest of what the source last said of an event: a later batch that says the same leaves the
+# event as it is (skipped), so re-running an unchanged feed writes nothing.
+SOURCE_DIGEST_KEY = "_cal_import_digest"
 RECORD_KEY = "_cal_import_record"
 
 DEFAULT_POST_STATUS = "publish"
@@ -318,17 +327,28 @@ def image_urls(events: Iterable[Mapping[str, Any]]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def global_id_column(conn: sa.Connection) -> Any:
+    """An item's import global id, spelled as migration 0007's index spells it (the key written
+    out, not bound: an expression index serves only the same expression)."""
+    if conn.dialect.name == "postgresql":
+        return posts.c.meta.op("->>", return_type=sa.String)(sa.literal_column(f"'{GLOBAL_ID_KEY}'"))
+    return sa.func.json_extract(posts.c.meta, sa.literal_column(f"'$.\"{GLOBAL_ID_KEY}\"'"), type_=sa.String)
+
+
 def events_by_global_id(conn: sa.Connection, global_ids: Sequence[str]) -> dict[str, Item]:
     """The events already imported under these global ids (the newest of any duplicates)."""
     wanted = sorted({g for g in global_ids if g})
     if not wanted:
         return {}
-    key = posts.c.meta[GLOBAL_ID_KEY].as_string()
+    key = global_id_column(conn)
     found: dict[str, int] = {}
     for start in range(0, len(wanted), 500):
-        stmt = sa.select(posts.c.id, key.label("gid")).where(posts.c.type == EVENT_TYPE, key.in_(wanted[start:start + 500]))
+        # The type is checked on the rows found, not in the query: its index would compete with
+        # the global id's (only events carry one).
+        stmt = sa.select(posts.c.id, posts.c.type, key.label("gid")).where(key.in_(wanted[start:start + 500]))
         for row in conn.execute(stmt.order_by(posts.c.id)):
-            found[row.gid] = row.id
+            if row.type == EVENT_TYPE:
+                found[row.gid] = row.id
     items = item_service.get_items(conn, list(found.values()))
     return {gid: items[item_id] for gid, item_id in found.items() if item_id in items}
 
@@ -340,18 +360,75 @@ def apply_batch(
     events: Sequence[Any],
     *,
     images: attachments.Downloads | None = None,
+    resolved: Resolved | None = None,
 ) -> Activity:
     """Create or update a batch's events for ``record`` through the calendar input service,
     matched by ``global_id``. An event that cannot be saved is skipped (its reason kept in the
-    activity's problems) and the others still go in, each in a savepoint of its own."""
-    activity = Activity()
+    activity's problems) and the others still go in. The terms, venues and organizers the events
+    name are found once per batch, or once per run when the caller keeps ``resolved`` across
+    batches (dropping it if a batch's transaction fails).
+
+    The batch is first written under one savepoint; only when an event is refused is that rolled
+    back and the batch written again, each event under a savepoint of its own (two statements per
+    event that a batch of good events does not pay)."""
     status = str(record.meta.get(POST_STATUS) or DEFAULT_POST_STATUS)
     given = [e for e in events if isinstance(e, Mapping)]
     existing = events_by_global_id(conn, [str(e.get("global_id") or "") for e in given])
+    resolved = {} if resolved is None else resolved
+    forget_gone(conn, resolved)
+    kept_existing, kept_resolved = dict(existing), dict(resolved)
+    with term_store.counting_later(conn):  # each category of the batch counted once, at its end
+        try:
+            with conn.begin_nested():
+                return _apply_events(conn, ctx, record, given, existing, status, images, resolved, isolated=False)
+        except _Refused:
+            existing.clear()
+            existing.update(kept_existing)
+            resolved.clear()
+            resolved.update(kept_resolved)  # what the rolled-back attempt made is gone
+        return _apply_events(conn, ctx, record, given, existing, status, images, resolved, isolated=True)
+
+
+def forget_gone(conn: sa.Connection, resolved: Resolved) -> None:
+    """Drop from ``resolved`` (kept across batches, each its own transaction) the terms that are
+    gone and the venues and organizers that are gone or trashed since it found them: two reads a
+    batch, so that no event links something deleted meanwhile."""
+    term_keys = {key: found for key, found in resolved.items() if key[0] == "term"}
+    post_keys = {key: found for key, found in resolved.items() if key[0] != "term"}
+    kept: set[int] = set()
+    if term_keys:
+        kept |= set(conn.execute(sa.select(terms_table.c.id).where(terms_table.c.id.in_(set(term_keys.values())))).scalars())
+    alive = set()
+    if post_keys:
+        alive = set(conn.execute(sa.select(posts.c.id).where(posts.c.id.in_(set(post_keys.values())),
+                                                               posts.c.status != "trash")).scalars())
+    for key, found in [*term_keys.items(), *post_keys.items()]:
+        if found not in (kept if key[0] == "term" else alive):
+            del resolved[key]
+
+
+class _Refused(Exception):
+    """An event of a batch written under one savepoint was refused: write it again event by event."""
+
+
+def _apply_events(
+    conn: sa.Connection,
+    ctx: Context,
+    record: Item,
+    given: Sequence[Mapping[str, Any]],
+    existing: dict[str, Item],
+    status: str,
+    images: attachments.Downloads | None,
+    resolved: Resolved,
+    *,
+    isolated: bool,
+) -> Activity:
+    activity = Activity()
     for event in given:
         global_id = str(event.get("global_id") or "")
         before = existing.get(global_id) if global_id else None
-        if before is not None and before.status in (IGNORED_STATUS, "trash"):
+        digest = source_digest(event)
+        if before is not None and (before.status in (IGNORED_STATUS, "trash") or before.meta.get(SOURCE_DIGEST_KEY) == digest):
             activity.add("cal_events", "skipped", before.id)
             continue
         data = event_data(event)
@@ -362,18 +439,30 @@ def apply_batch(
             continue
         if isinstance(data.get("image"), str) and (images is None or data["image"] not in images):
             data.pop("image")  # not downloaded: imported without its picture
+        kept = dict(resolved)
         try:
-            with conn.begin_nested():
-                found = event_input(conn, ctx, data, before, images=images)
-                found.protected_meta = {RECORD_KEY: record.id, **({GLOBAL_ID_KEY: global_id} if global_id else {})}
+            with conn.begin_nested() if isolated else contextlib.nullcontext():
+                found = event_input(conn, ctx, data, before, images=images, resolved=resolved)
+                found.protected_meta = {RECORD_KEY: record.id, SOURCE_DIGEST_KEY: digest,
+                                        **({GLOBAL_ID_KEY: global_id} if global_id else {})}
                 saved = save_event(conn, ctx, found, before)
         except RestError as err:
+            if not isolated:
+                raise _Refused from err
             activity.problems[global_id or data["title"]] = err.message
+            resolved.clear()
+            resolved.update(kept)  # what this event's savepoint made is gone
             continue
         if global_id:
             existing[global_id] = saved
         activity.add("cal_events", "updated" if before is not None else "created", saved.id)
     return activity
+
+
+def source_digest(event: Mapping[str, Any]) -> str:
+    """What a batch says of one event, as a digest (keys sorted, values as JSON gives them)."""
+    text = orjson.dumps(event, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 def _percentage(value: Any) -> int:
@@ -407,6 +496,7 @@ def receive_batch(
     total_events: int,
     percentage: Any,
     images: attachments.Downloads | None = None,
+    resolved: Resolved | None = None,
 ) -> BatchResult:
     """One batch of a pending record (the batch route's effects, calendar-api.md 8.2): the
     events saved, the progress and activity stored, then the record finished (its hash cleared)
@@ -416,7 +506,7 @@ def receive_batch(
         meta[POST_STATUS] = DEFAULT_POST_STATUS
         record = _update_record(conn, ctx, record, meta=meta)
         meta = {}
-    activity = apply_batch(conn, acting_context(conn, ctx, record), record, events, images=images)
+    activity = apply_batch(conn, acting_context(conn, ctx, record), record, events, images=images, resolved=resolved)
     is_last = total == done + 1
     finished = is_last and activity.ok
     meta[TOTAL] = total_events
@@ -471,9 +561,23 @@ def mark_run(conn: sa.Connection, ctx: Context, schedule: Item, now: dt.datetime
     return item_service.update_item(conn, ctx, schedule, ItemChanges(protected_meta={LAST_RUN: now.isoformat()}))
 
 
+def imported_events(conn: sa.Connection, prefix: str) -> Iterator[tuple[str, int, str, dt.datetime]]:
+    """(global id, id, status, local start) of the events whose global id starts with ``prefix``
+    (what one source brought in), read as they come: a feed's thousands of events are not loaded
+    as items to find the few that vanished."""
+    key = global_id_column(conn)
+    stmt = (
+        sa.select(key.label("gid"), posts.c.id, posts.c.status, events_table.c.start_local)
+        .join(events_table, events_table.c.post_id == posts.c.id)
+        .where(posts.c.type == EVENT_TYPE, key.like(_like(prefix) + "%", escape="\\"))
+    )
+    for row in conn.execute(stmt.execution_options(yield_per=1000)):
+        yield row.gid, row.id, row.status, row.start_local
+
+
 def imported_from(conn: sa.Connection, prefix: str) -> dict[str, Item]:
     """Events whose global id starts with ``prefix`` (what one source brought in), by global id."""
-    key = posts.c.meta[GLOBAL_ID_KEY].as_string()
+    key = global_id_column(conn)
     stmt = sa.select(posts.c.id, key.label("gid")).where(posts.c.type == EVENT_TYPE, key.like(_like(prefix) + "%", escape="\\"))
     rows = {row.id: row.gid for row in conn.execute(stmt)}
     items = item_service.get_items(conn, list(rows))

@@ -75,7 +75,14 @@ def post_date(ctx: Context, data: Mapping[str, Any], zone_name: str | None) -> t
     return item_service.to_local(utc, site_zone), utc
 
 
-def term_ids(conn: sa.Connection, ctx: Context, taxonomy: str, value: Any) -> list[int]:
+# Terms, venues and organizers that a run of event writes found or made by name, by what named
+# them (a term's taxonomy and name; a venue's or organizer's type and fields): an import's batch
+# resolves each once, not once per event. The caller owns it and puts back a copy taken before
+# an event whose savepoint rolled back, so that nothing rolled back stays in it.
+Resolved = dict[tuple[str, ...], int]
+
+
+def term_ids(conn: sa.Connection, ctx: Context, taxonomy: str, value: Any, resolved: Resolved | None = None) -> list[int]:
     """calendar-api.md 4.4: ids must exist (unknown ones skipped); names or slugs are looked up
     and created when missing. Duplicates and blanks dropped, order kept."""
     definition = ctx.registry.taxonomies[taxonomy]
@@ -86,12 +93,18 @@ def term_ids(conn: sa.Connection, ctx: Context, taxonomy: str, value: Any) -> li
             continue
         if isinstance(entry, int) or text.isdigit():
             term = term_store.get_term(conn, int(text), taxonomy)
+            found = term.id if term is not None else None
+        elif resolved is not None and ("term", taxonomy, text) in resolved:
+            found = resolved["term", taxonomy, text]
         else:
             term = term_store.find_term(conn, taxonomy, text)
             if term is None:
                 term = term_store.create_term(conn, definition, text)
-        if term is not None and term.id not in ids:
-            ids.append(term.id)
+            found = term.id
+            if resolved is not None:
+                resolved["term", taxonomy, text] = found
+        if found is not None and found not in ids:
+            ids.append(found)
     return ids
 
 
@@ -172,7 +185,13 @@ def linked_value_ids(content_type: str, value: Any, *, many: bool) -> set[int] |
 
 
 def linked_ids(
-    conn: sa.Connection, ctx: Context, kind: LinkedKind, value: Any, *, images: attachments.Downloads | None = None
+    conn: sa.Connection,
+    ctx: Context,
+    kind: LinkedKind,
+    value: Any,
+    *,
+    images: attachments.Downloads | None = None,
+    resolved: Resolved | None = None,
 ) -> list[int]:
     """The venues or organizers a value given on an event links, in order, without repeats: ids
     are linked, ``{"id": N}`` objects too (400 ``invalid-linked-post-id`` when N is not one of the
@@ -191,6 +210,10 @@ def linked_ids(
                 raise CalendarError("invalid-linked-post-id", "The provided linked post ID is not valid", status=400)
             ids.append(int(raw))
             continue
+        key = (kind.content_type, repr(sorted((str(k), repr(v)) for k, v in entry.items())))
+        if resolved is not None and key in resolved:
+            ids.append(resolved[key])
+            continue
         data = linked_fields(kind.content_type, entry)
         image = entry.get("image")
         if isinstance(image, str) and image:
@@ -203,6 +226,8 @@ def linked_ids(
                 f"could-not-create-{kind.name}", f"The {kind.name} could not be created from the provided data", status=400
             ) from err
         ids.append(item.id)
+        if resolved is not None:
+            resolved[key] = item.id
     return list(dict.fromkeys(ids))
 
 
@@ -216,10 +241,11 @@ def event_input(
     existing: Item | None = None,
     *,
     images: attachments.Downloads | None = None,
+    resolved: Resolved | None = None,
 ) -> EventInput:
     """An event create (``existing`` None) or update as a typed input (calendar-api.md 4.1-4.6).
     Terms named by name or slug and inline venues and organizers are created here, in the
-    caller's transaction."""
+    caller's transaction (and remembered in ``resolved``, when given, for the next events)."""
     zone_name = data.get("timezone") if isinstance(data.get("timezone"), str) else None
     found = EventInput(
         title=data.get("title"),
@@ -249,13 +275,13 @@ def event_input(
     if image is not None:
         found.image = 0 if image == "" else _image(conn, ctx, image, images)
     if "categories" in data:
-        found.categories = term_ids(conn, ctx, CATEGORY_TAXONOMY, data["categories"])
+        found.categories = term_ids(conn, ctx, CATEGORY_TAXONOMY, data["categories"], resolved)
     if "tags" in data:
-        found.tags = term_ids(conn, ctx, "post_tag", data["tags"])
+        found.tags = term_ids(conn, ctx, "post_tag", data["tags"], resolved)
     if _VENUE.name in data:
-        found.venues = linked_ids(conn, ctx, _VENUE, data[_VENUE.name], images=images)
+        found.venues = linked_ids(conn, ctx, _VENUE, data[_VENUE.name], images=images, resolved=resolved)
     if _ORGANIZER.name in data:
-        found.organizers = linked_ids(conn, ctx, _ORGANIZER, data[_ORGANIZER.name], images=images)
+        found.organizers = linked_ids(conn, ctx, _ORGANIZER, data[_ORGANIZER.name], images=images, resolved=resolved)
     return found
 
 

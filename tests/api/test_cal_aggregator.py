@@ -4,11 +4,17 @@ in the reference's order, their effects on records and events, and the site's im
 
 from __future__ import annotations
 
+import io
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from content_support import context
+from PIL import Image
 
+from calpress.api import cal_aggregator
 from calpress.calendar import imports
 from calpress.content import items as item_service
 
@@ -234,3 +240,94 @@ def test_the_site_lists_and_schedules_imports(app, admin, client, accounts):
     index = client.get("/cal/event-aggregator/v1").json["routes"]
     assert list(index)[:3] == ["/cal/event-aggregator/v1", "/cal/event-aggregator/v1/import/(?P<import_id>\\w+)/batch",
                                "/cal/event-aggregator/v1/import/(?P<import_id>\\w+)/state"]
+
+
+# -- images of a pushed batch -----------------------------------------------------------------------
+
+
+class _Images(BaseHTTPRequestHandler):
+    """Any path is a small PNG; every request is counted."""
+
+    hits: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802
+        type(self).hits.append(self.path)
+        buffer = io.BytesIO()
+        Image.new("RGB", (40, 30), "teal").save(buffer, format="PNG")
+        body = buffer.getvalue()
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def image_server() -> Iterator[tuple[str, type[_Images]]]:
+    handler = type("Images", (_Images,), {"hits": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture()
+def outbound_allow(image_server) -> str:
+    return image_server[0].removeprefix("http://")
+
+
+@pytest.fixture()
+def outbound_ports(image_server) -> str:
+    return "80,443," + image_server[0].rsplit(":", 1)[1]
+
+
+def test_a_batch_downloads_fifty_images_at_most(app, admin, client, image_server):
+    """Images given by address are fetched before the batch's transaction, 50 at most
+    (``MAX_IMAGES``): the events past that cap are imported without their picture."""
+    address, handler = image_server
+    record = make_record(app, admin)
+    events = [ea_event(n % 27, global_id=f"feeds.example.test?img={n}", image=f"{address}/poster-{n}.png")
+              for n in range(cal_aggregator.MAX_IMAGES + 2)]
+    answer = send_batch(client, record, record.meta[imports.NEXT_HASH], 0, events)
+    assert answer.status_code == 200, answer.json
+    created = answer.json["activity"]["cal_events"]["created"]
+    assert len(created) == len(events) and not answer.json["activity"]["cal_events"].get("skipped")
+    assert sorted(handler.hits) == sorted(f"/poster-{n}.png" for n in range(cal_aggregator.MAX_IMAGES))
+    with app.site.read() as conn:
+        stored = item_service.get_items(conn, created)
+    with_image = [item_id for item_id in created if stored[item_id].featured_media]
+    assert with_image == created[:cal_aggregator.MAX_IMAGES]
+    media = client.get("/cms/v2/media", user=admin, params={"per_page": 100}).json
+    assert len(media) == cal_aggregator.MAX_IMAGES and all(m["media_type"] == "image" for m in media)
+
+
+def test_a_refused_event_leaves_the_rest_of_its_batch_whole(app, admin, client):
+    """A batch is written under one savepoint; when an event is refused (here an unreadable date,
+    after its new venue was made), that is rolled back and the batch written event by event: the
+    good events go in once, the refused one leaves nothing behind (its venue neither), and a
+    later event naming that venue makes it afresh."""
+    record = make_record(app, admin)
+    events = [
+        ea_event(1, venue={"venue": "Hall A", "city": "Lyon"}, categories=["Talks"]),
+        ea_event(2, venue={"venue": "Hall B", "city": "Lyon"}, categories=["Talks", "Music"],
+                 start_date="the day after tomorrow"),
+        ea_event(3, venue={"venue": "Hall B", "city": "Lyon"}, categories=["Talks"]),
+    ]
+    answer = send_batch(client, record, record.meta[imports.NEXT_HASH], 0, events)
+    assert answer.status_code == 200, answer.json
+    created = answer.json["activity"]["cal_events"]["created"]
+    assert len(created) == 2
+    listing = client.get("/cal/events/v1/events", params={"start_date": "2027-01-01", "per_page": 50}).json
+    assert sorted(e["title"] for e in listing["events"]) == ["Imported 1", "Imported 3"]
+    venues = client.get("/cal/events/v1/venues", params={"per_page": 50}).json["venues"]
+    assert sorted(v["venue"] for v in venues) == ["Hall A", "Hall B"]
+    third = next(e for e in listing["events"] if e["title"] == "Imported 3")
+    assert third["venue"]["id"] == next(v["id"] for v in venues if v["venue"] == "Hall B")
+    # The counts hold what was kept: two events in Talks; Music went with the refused event.
+    categories = client.get("/cal/events/v1/categories", params={"hide_empty": "false"}).json["categories"]
+    assert {c["name"]: c["count"] for c in categories} == {"Talks": 2}

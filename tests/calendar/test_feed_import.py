@@ -5,6 +5,7 @@ site's own .ics export into a fresh site."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import secrets
 import threading
@@ -13,12 +14,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from cal_support import make_event
 
 from calpress.app import Calpress
 from calpress.calendar import feed_import, imports
+from calpress.calendar.demo import demo_feed
 from calpress.config import load_settings
 from calpress.content import items as item_service
+from calpress.store.tables import event_links, events, posts, term_links, terms
 
 WINDOW = (dt.date(2027, 1, 1), dt.date(2028, 1, 1))
 EVENTS = "/cal/events/v1/events"
@@ -82,9 +86,10 @@ def test_a_re_run_updates_and_reports_what_vanished(app, client, admin):
     first = run(app, admin, feed(*BASIC))
     changed = [BASIC[0].replace("SUMMARY:Kick-off", "SUMMARY:Kick-off (moved)").replace("T090000", "T140000"), BASIC[2]]
     second = run(app, admin, feed(*changed))
-    assert second.created == [] and len(second.updated) == 4
-    assert set(second.updated) <= set(first.created)
-    fair_id = next(i for i in first.created if i not in second.updated)
+    # The kick-off changed: updated; the weekly occurrences are as before: left alone.
+    assert second.created == [] and len(second.updated) == 1 and len(second.skipped) == 3
+    assert set(second.updated + second.skipped) <= set(first.created)
+    fair_id = next(i for i in first.created if i not in second.updated + second.skipped)
     assert second.vanished == [fair_id] and second.removed == []
     events = listed(client, admin)
     assert "Kick-off (moved) 2027-03-10 14:00:00" in events and len(events) == 5  # nothing duplicated, the fair kept
@@ -109,6 +114,12 @@ class _Feeds(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         type(self).hits += 1
+        if self.path.startswith("/moved"):  # a redirect to a private address
+            self.send_response(302)
+            self.send_header("Location", "http://10.0.0.1/team.ics")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         self.send_response(200)
         self.send_header("Content-Type", "text/calendar")
         self.send_header("Content-Length", str(len(self.body)))
@@ -147,6 +158,13 @@ def test_an_address_is_fetched_through_the_guarded_client(app, client, admin, fe
     # webcal:// is https: refused here as any address the policy does not allow
     refused = feed_import.run_feed_import(app.site, "webcal://10.0.0.1/team.ics", author=admin.id, window=WINDOW)
     assert refused.state == "failed" and "10.0.0.1" in refused.error
+    # An allowed address that redirects to a private one: the redirect is not followed.
+    redirected = feed_import.run_feed_import(app.site, address + "/moved.ics", author=admin.id, window=WINDOW)
+    assert redirected.state == "failed" and "10.0.0.1" in redirected.error and handler.hits == 2
+    with app.site.read() as conn:
+        record = item_service.get_item(conn, redirected.record_id)
+        assert record.status == "cal-ea-failed" and imports.error_entries(conn, record)[0][0] == "feed-unreadable"
+    assert len(listed(client, admin)) == 5  # only the first import's events
 
 
 def test_schedules_run_when_due(app, client, admin, feed_server):
@@ -226,18 +244,13 @@ def test_a_feed_over_the_size_limit_is_refused_unread(app, admin, tmp_path, monk
         assert imports.imported_from(conn, "ics:") == {}
 
 
-def generated_feed(singles: int, series: int, per_series: int) -> bytes:
-    """A feed of ``singles`` one-off events and ``series`` weekly series of ``per_series``."""
-    blocks = []
-    for number in range(singles):
-        day = dt.date(2027, 2, 1) + dt.timedelta(days=number % 300)
-        blocks.append(vevent(f"single-{number}@gen", f"Single {number}", f"DTSTART;TZID=Europe/Paris:{day:%Y%m%d}T100000",
-                             f"DTEND;TZID=Europe/Paris:{day:%Y%m%d}T110000", f"LOCATION:Room {number % 7}"))
-    for number in range(series):
-        day = dt.date(2027, 3, 1) + dt.timedelta(days=number)
-        blocks.append(vevent(f"series-{number}@gen", f"Series {number}", f"DTSTART;TZID=Europe/Paris:{day:%Y%m%d}T180000",
-                             f"DTEND;TZID=Europe/Paris:{day:%Y%m%d}T190000", f"RRULE:FREQ=WEEKLY;COUNT={per_series}"))
-    return feed(*blocks)
+# The done-when figure of issue 13: a generated feed of 5,000 events, series included.
+GENERATED = 5000
+GENERATED_TODAY = dt.date(2027, 1, 25)  # demo_feed's events fall 20 days before to 320 after: inside WINDOW
+
+
+def generated_feed(count: int = GENERATED) -> bytes:
+    return demo_feed(count, today=GENERATED_TODAY)
 
 
 def imported_count(app: Any) -> tuple[int, int]:
@@ -248,43 +261,108 @@ def imported_count(app: Any) -> tuple[int, int]:
     return len(events), len({item.meta[imports.GLOBAL_ID_KEY] for item in events})
 
 
+def stored_calendar(app: Any) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the tables an import writes (but its own records): to compare before and after."""
+    with app.site.read() as conn:
+        found = {"posts": [tuple(row) for row in conn.execute(
+            sa.select(posts).where(posts.c.type != imports.RECORD_TYPE).order_by(posts.c.id))]}
+        for table, key in ((events, events.c.post_id), (event_links, event_links.c.event_id), (terms, terms.c.id),
+                           (term_links, term_links.c.object_id)):
+            found[table.name] = [tuple(row) for row in conn.execute(sa.select(table).order_by(key, *table.c))]
+    return found
+
+
+def assert_term_counts_exact(app: Any) -> None:
+    """Every term's stored count is what counting its published events' links gives."""
+    with app.site.read() as conn:
+        linked = (sa.select(sa.func.count()).select_from(term_links.join(posts, posts.c.id == term_links.c.object_id))
+                  .where(term_links.c.term_id == terms.c.id, posts.c.status == "publish").scalar_subquery())
+        rows = conn.execute(sa.select(terms.c.name, terms.c.count, linked.label("linked"))).all()
+    assert [(row.name, row.count) for row in rows] == [(row.name, row.linked) for row in rows]
+    assert sum(row.count for row in rows) > 0
+
+
 def test_a_generated_feed_imports_once_and_a_second_run_changes_nothing(app, admin):
-    data = generated_feed(singles=100, series=20, per_series=5)
+    data = generated_feed()
+    assert data.count(b"RRULE:") > 100  # series, expanded into single events
     first = run(app, admin, data)
-    assert first.state == "success" and len(first.created) == 200 and not first.problems
-    with app.site.read() as conn:
-        before = {gid: (item.modified_utc, item.title) for gid, item in imports.imported_from(conn, "ics:").items()}
+    assert first.state == "success" and len(first.created) == GENERATED and not first.problems and not first.warnings
+    assert imported_count(app) == (GENERATED, GENERATED)
+    assert_term_counts_exact(app)  # counted up batch by batch, not recounted
+    before = stored_calendar(app)
     second = run(app, admin, data)
-    assert second.created == [] and len(second.updated) == 200 and second.vanished == []
-    with app.site.read() as conn:
-        after = {gid: item.title for gid, item in imports.imported_from(conn, "ics:").items()}
-    assert after == {gid: title for gid, (_, title) in before.items()} and len(after) == 200
-    # Venues from LOCATION are reused when identical: 7 rooms, however many events.
-    import sqlalchemy as sa
-
-    from calpress.store.tables import posts
-
+    assert second.state == "success" and second.created == [] and second.updated == [] and second.vanished == []
+    assert sorted(second.skipped) == sorted(first.created)
+    assert stored_calendar(app) == before  # not a row written, no revision made
+    # Venues from LOCATION are reused when identical: as many as the feed names, however many events.
+    locations = {line for line in data.decode().splitlines() if line.startswith("LOCATION:")}
     with app.site.read() as conn:
         venues = conn.execute(sa.select(sa.func.count()).select_from(posts).where(posts.c.type == "cal_venue")).scalar_one()
-    assert venues == 7
+    assert venues == len(locations) < 400
 
 
 def test_a_run_killed_halfway_then_run_again_ends_with_every_event_once(app, admin):
-    data = generated_feed(singles=60, series=10, per_series=4)
+    data = generated_feed()
+    half = GENERATED // 2
 
     class Killed(Exception):
         pass
 
-    def kill_after_two_batches(done: int, total: int) -> None:
-        if done >= 40:
+    def kill_halfway(done: int, total: int) -> None:
+        if done >= half:
             raise Killed
 
     with pytest.raises(Killed):
-        run(app, admin, data, batch_size=20, progress=kill_after_two_batches)
-    assert imported_count(app) == (40, 40)  # two whole batches in, nothing half-written
+        run(app, admin, data, progress=kill_halfway)
+    assert imported_count(app) == (half, half)  # whole batches in, nothing half-written
     with app.site.read() as conn:
         stalled = imports.records(conn, statuses=["pending"])
-    assert len(stalled) == 1 and stalled[0].meta[imports.PERCENTAGE] == 40
-    again = run(app, admin, data, batch_size=20)
-    assert again.state == "success" and len(again.created) == 60 and len(again.updated) == 40
-    assert imported_count(app) == (100, 100)
+    assert len(stalled) == 1 and stalled[0].meta[imports.PERCENTAGE] == 50
+    again = run(app, admin, data)
+    assert again.state == "success" and len(again.created) == GENERATED - half and len(again.skipped) == half
+    assert imported_count(app) == (GENERATED, GENERATED)
+    assert_term_counts_exact(app)
+
+
+def test_what_a_run_found_earlier_is_checked_again_each_batch(app, admin):
+    """A run finds each venue, organizer and category once and remembers it across its batches
+    (each its own transaction); one trashed or deleted meanwhile is forgotten at the next batch,
+    so no event links it: the next batch makes it anew."""
+    from calpress.content import terms as term_store
+
+    with app.site.write() as conn:
+        record = imports.create_record(conn, item_service.Context.of(app.site, options=app.site.load_options()),
+                                       origin="ics", source="test", author=admin.id)
+    resolved: imports.Resolved = {}
+
+    def batch(number: int) -> dict[str, Any]:
+        with app.site.write() as conn:
+            ctx = imports.acting_context(conn, item_service.Context.of(app.site, options=app.site.load_options()), record)
+            activity = imports.apply_batch(conn, ctx, record, [{
+                "title": f"Talk {number}", "start_date": "2027-03-01 10:00:00", "end_date": "2027-03-01 11:00:00",
+                "venue": {"venue": "Hall X"}, "organizer": {"organizer": "Ann"}, "categories": ["Talks"],
+                "global_id": f"test#{number}"}], resolved=resolved)
+            (event_id,) = activity.items["cal_events"]["created"]
+            event = item_service.get_item(conn, event_id)
+            found = term_store.get_object_terms(conn, [event_id], ["cal_events_cat"])[event_id]["cal_events_cat"]
+            return {"venue": event.meta["_EventVenueID"][0], "organizer": event.meta["_EventOrganizerID"][0],
+                    "category": found[0].id}
+
+    first = batch(1)
+    assert batch(2) == first  # found once, reused
+    with app.site.write() as conn:
+        ctx = item_service.Context.of(app.site, options=app.site.load_options())
+        item_service.trash_item(conn, dataclasses.replace(ctx, user=_user(conn, admin)), item_service.get_item(conn, first["venue"]))
+        term_store.delete_term(conn, app.site.registry, term_store.get_term(conn, first["category"]))
+    third = batch(3)
+    assert third["organizer"] == first["organizer"]
+    assert third["venue"] != first["venue"] and third["category"] != first["category"]
+    with app.site.read() as conn:
+        assert item_service.get_item(conn, third["venue"]).status == "publish"
+        assert term_store.get_term(conn, third["category"]).name == "Talks"
+
+
+def _user(conn: Any, account: Any) -> Any:
+    from calpress.auth import users
+
+    return users.get_user(conn, account.id)

@@ -5,6 +5,7 @@ wp_unique_post_slug does.
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections.abc import Iterable, Sequence
@@ -15,7 +16,6 @@ import sqlalchemy as sa
 from ...store.tables import posts
 from ..slugs import sanitize_title, unique_slug
 from ..types import ContentType
-from .queries import escape_like
 from .record import Context, Item
 
 SLUGLESS_STATUSES = frozenset({"draft", "pending", "auto-draft"})
@@ -167,12 +167,32 @@ def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[
     wanted = sorted({base for base in bases if base})
     if not wanted:
         return []
-    matches = [posts.c.slug.in_(wanted), *[posts.c.slug.like(escape_like(base) + "-%", escape="\\") for base in wanted]]
-    conditions: list[Any] = [sa.or_(*matches)]
+    types: list[str] = []
     if content_type.name != "attachment":
         types = [content_type.name, "attachment"] if content_type.hierarchical else [content_type.name]
-        conditions.append(posts.c.type.in_(types))
-    return [(row.id, row.parent, row.slug) for row in conn.execute(sa.select(posts.c.id, posts.c.parent, posts.c.slug).where(*conditions))]
+    found: dict[int, tuple[int, int, str]] = {}
+    statement = _taken_statement(conn.dialect.name, typed=bool(types))
+    for base in wanted:
+        params: dict[str, Any] = {"slug": base, "low": base + "-", "high": base + ".", **({"types": types} if types else {})}
+        for row in conn.execute(statement, params):
+            found[row.id] = (row.id, row.parent, row.slug)
+    return list(found.values())
+
+
+@functools.cache
+def _taken_statement(dialect: str, *, typed: bool) -> sa.CompoundSelect:
+    """``taken_slugs``' query for one base, built once per dialect and kind of namespace.
+
+    ``base-*`` is a byte range rather than LIKE, which neither database serves from an index here
+    (SQLite's LIKE folds case; PostgreSQL's needs a pattern index): every slug that starts with
+    ``base-`` sorts between ``base-`` and ``base.`` ("." follows "-"). One SELECT per condition,
+    joined by UNION ALL: under an OR, SQLite would read the whole type instead."""
+    slug = posts.c.slug if dialect == "sqlite" else posts.c.slug.collate("C")
+    selects = []
+    for condition in (slug == sa.bindparam("slug"), sa.and_(slug >= sa.bindparam("low"), slug < sa.bindparam("high"))):
+        where = [condition, posts.c.type.in_(sa.bindparam("types", expanding=True))] if typed else [condition]
+        selects.append(sa.select(posts.c.id, posts.c.parent, posts.c.slug).where(*where))
+    return sa.union_all(*selects)
 
 
 def _unique_among(
@@ -217,6 +237,19 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
     """Serialise slug choices of one type across PostgreSQL workers until the transaction ends
     (two concurrent saves would otherwise both find ``hello`` free). SQLite's single writer
     serialises them already."""
-    if conn.dialect.name == "postgresql":
-        key = zlib.crc32(f"calpress-slug:{content_type.name}".encode())
-        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    if conn.dialect.name != "postgresql":
+        return
+    key = zlib.crc32(f"calpress-slug:{content_type.name}".encode())
+    # Held until the transaction ends, or released at once if the savepoint that took it is rolled
+    # back: taken again only when the (sub)transaction that took it is no longer active, so a
+    # batch of saves in one transaction asks once.
+    held: dict[int, Any] = conn.info.setdefault(_SLUG_LOCKS, {})
+    taker = held.get(key)
+    if taker is not None and taker.is_active:
+        return
+    conn.execute(_ADVISORY_LOCK, {"key": key})
+    held[key] = conn.get_nested_transaction() or conn.get_transaction()
+
+
+_SLUG_LOCKS = "calpress_slug_locks"
+_ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")

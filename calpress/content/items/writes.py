@@ -92,6 +92,8 @@ class ItemChanges:
     sticky: bool | None = None
     meta: dict[str, Any] | None = None
     terms: dict[str, list[int]] = field(default_factory=dict)
+    # The ids in ``terms`` were just looked up as terms of their taxonomies: not checked again.
+    terms_checked: bool = False
     unique_draft_slug: bool = False
     mime_type: str | None = None
     guid: str | None = None
@@ -186,6 +188,24 @@ def _apply_meta(meta: dict[str, Any], registry: ContentRegistry, content_type: C
             else:
                 meta[name] = _meta_value(field_, value)
     return meta
+
+
+# The statements of every save, built once: SQLAlchemy compiles each once per set of columns
+# given (the parameters' keys make the INSERT's columns and the UPDATE's SET clause) and keys
+# its cache by the statement itself, instead of building and keying a new one for every save.
+_INSERT_RETURNING = sa.insert(posts).returning(*posts.c)
+_UPDATE_RETURNING = sa.update(posts).where(posts.c.id == sa.bindparam("item_id")).returning(*posts.c)
+_UPDATE = sa.update(posts).where(posts.c.id == sa.bindparam("item_id"))
+
+
+def _address_without_id(ctx: Context, values: dict[str, Any]) -> str:
+    """The address a new item will have, when it does not hold the item's id (a pretty
+    permalink): its GUID, written with the row instead of by a second statement. Empty when the
+    address names the id (``?p=N``, ``%post_id%``)."""
+    draft = Item(id=0, guid="", comment_count=0, **values)
+    address = permalink(ctx, draft)
+    draft.id = 2**62
+    return address if permalink(ctx, draft) == address else ""
 
 
 def _save(
@@ -321,13 +341,16 @@ def _save(
         "mime_type": mime_type,
         "meta": meta,
     }
+    # The row comes back as stored (RETURNING), without a second read.
     if creating:
         guid = changes.guid or ""
-        item_id = conn.execute(sa.insert(posts).values(**values, guid=guid).returning(posts.c.id)).scalar_one()
+        if not guid and not content_type.hierarchical and (slug or status in SLUGLESS_STATUSES):
+            guid = _address_without_id(ctx, values)  # else set once the id is known, below
+        row = conn.execute(_INSERT_RETURNING, {**values, "guid": guid}).one()
     else:
-        conn.execute(sa.update(posts).where(posts.c.id == item_id).values(**values))
-    item = get_item(conn, item_id)
-    assert item is not None
+        row = conn.execute(_UPDATE_RETURNING, {**values, "item_id": item_id}).one()
+    item = Item.from_row(row)
+    item_id = item.id
     action = "create" if creating else ("trash" if status == "trash" and previous_status != "trash" else "update")
     record_change(conn, "item", action, item_id)
 
@@ -339,12 +362,12 @@ def _save(
             parent=item.parent, status=item.status, current_slug=item.slug,
         )
         item.slug = followup["slug"]
-    if creating and not changes.guid:
+    if creating and not item.guid:
         # The GUID is the address at creation and never changes (cms-api.md 2.5).
         uri = page_uris(conn, [item]).get(item.id) if content_type.hierarchical else None
         followup["guid"] = item.guid = permalink(ctx, item, uri=uri)
     if followup:
-        conn.execute(sa.update(posts).where(posts.c.id == item.id).values(**followup))
+        conn.execute(_UPDATE, {**followup, "item_id": item.id})
 
     _save_terms(conn, ctx, content_type, item, changes, creating)
     if not creating and (previous_status == "publish") != (item.status == "publish"):
@@ -371,10 +394,17 @@ def _save_terms(
         if not has_category:
             default_id = int(ctx.options.get("default_category") or DEFAULT_CATEGORY_ID)
             term_store.ensure_default_category(conn)
-            term_store.set_object_terms(conn, own["category"], item.id, [default_id])
+            term_store.set_object_terms(conn, own["category"], item.id, [default_id], new_object=creating,
+                                        counted=_counted(item, own["category"]))
     for taxonomy, term_ids in changes.terms.items():
         if taxonomy in own:
-            term_store.set_object_terms(conn, own[taxonomy], item.id, term_ids)
+            term_store.set_object_terms(conn, own[taxonomy], item.id, term_ids, new_object=creating,
+                                        checked=changes.terms_checked, counted=_counted(item, own[taxonomy]))
+
+
+def _counted(item: Item, taxonomy: Any) -> bool:
+    """Whether ``item`` counts in the counts of its terms of ``taxonomy`` (term_store._count)."""
+    return item.status == "publish" and item.type in taxonomy.object_types
 
 
 def create_item(conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges) -> Item:

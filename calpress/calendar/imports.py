@@ -51,6 +51,7 @@ from ..content import comments as comment_store
 from ..content import items as item_service
 from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
+from ..content.slugs import sanitize_title
 from ..media import attachments
 from ..rest.errors import RestError
 from ..store.tables import comments, posts
@@ -377,16 +378,20 @@ def apply_batch(
     resolved = {} if resolved is None else resolved
     forget_gone(conn, resolved)
     kept_existing, kept_resolved = dict(existing), dict(resolved)
-    with term_store.counting_later(conn):  # each category of the batch counted once, at its end
+    event_type = ctx.registry.types[EVENT_TYPE]
+    bases = [sanitize_title(str(e.get("title") or "")) for e in given]
+    # Each category of the batch counted once, at its end; the slugs its titles may clash with read once.
+    with term_store.counting_later(conn):
         try:
-            with conn.begin_nested():
+            with item_service.slugs_known(conn, event_type, bases), conn.begin_nested():
                 return _apply_events(conn, ctx, record, given, existing, status, images, resolved, isolated=False)
         except _Refused:
             existing.clear()
             existing.update(kept_existing)
             resolved.clear()
             resolved.update(kept_resolved)  # what the rolled-back attempt made is gone
-        return _apply_events(conn, ctx, record, given, existing, status, images, resolved, isolated=True)
+        with item_service.slugs_known(conn, event_type, bases):
+            return _apply_events(conn, ctx, record, given, existing, status, images, resolved, isolated=True)
 
 
 def forget_gone(conn: sa.Connection, resolved: Resolved) -> None:

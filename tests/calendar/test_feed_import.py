@@ -289,6 +289,11 @@ def test_a_generated_feed_imports_once_and_a_second_run_changes_nothing(app, adm
     assert first.state == "success" and len(first.created) == GENERATED and not first.problems and not first.warnings
     assert imported_count(app) == (GENERATED, GENERATED)
     assert_term_counts_exact(app)  # counted up batch by batch, not recounted
+    with app.site.read() as conn:  # slugs known per batch: a series' ten occurrences get title, title-2 ... title-10
+        slugs = conn.execute(sa.select(posts.c.slug, posts.c.title).where(posts.c.type == "cal_events")).all()
+    assert len({slug for slug, _ in slugs}) == len(slugs) == GENERATED
+    series = sorted(slug for slug, title in slugs if title == "Jazz Night series 0")
+    assert series == sorted(["jazz-night-series-0", *(f"jazz-night-series-0-{n}" for n in range(2, 11))])
     before = stored_calendar(app)
     second = run(app, admin, data)
     assert second.state == "success" and second.created == [] and second.updated == [] and second.vanished == []

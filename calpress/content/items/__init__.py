@@ -40,7 +40,9 @@ from .permalinks import (
     lock_slugs,
     permalink,
     plain_link_forced,
+    remember_slug,
     sample_permalink,
+    slugs_known,
     taken_slugs,
     unique_item_slug,
 )
@@ -147,6 +149,8 @@ __all__ = [
     "site_zone",
     "SLUGLESS_STATUSES",
     "stickies_first",
+    "remember_slug",
+    "slugs_known",
     "taken_slugs",
     "TaxFilter",
     "TEMPLATE_KEY",

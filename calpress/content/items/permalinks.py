@@ -5,10 +5,11 @@ wp_unique_post_slug does.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -167,9 +168,10 @@ def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[
     wanted = sorted({base for base in bases if base})
     if not wanted:
         return []
-    types: list[str] = []
-    if content_type.name != "attachment":
-        types = [content_type.name, "attachment"] if content_type.hierarchical else [content_type.name]
+    known = _known_slugs(conn, content_type)
+    if known is not None and all(base in known.found for base in wanted):
+        return known.taken(conn, content_type, wanted)
+    types = _namespace(content_type)
     found: dict[int, tuple[int, int, str]] = {}
     statement = _taken_statement(conn.dialect.name, typed=bool(types))
     for base in wanted:
@@ -177,6 +179,83 @@ def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[
         for row in conn.execute(statement, params):
             found[row.id] = (row.id, row.parent, row.slug)
     return list(found.values())
+
+
+def _namespace(content_type: ContentType) -> list[str]:
+    """The types whose slugs a new slug of ``content_type`` must not repeat (none: every type)."""
+    if content_type.name == "attachment":
+        return []
+    return [content_type.name, "attachment"] if content_type.hierarchical else [content_type.name]
+
+
+_KNOWN_SLUGS = "calpress_known_slugs"
+
+
+class _KnownSlugs:
+    """The slugs of one type that new slugs made from some bases could clash with, as far as
+    they matter: a base that is free is used as it is (wp_unique_post_slug tries ``-2``, ``-3``...
+    only once the base is taken), so a base's ``-N`` range is read only once the base is taken."""
+
+    def __init__(self, type_name: str, found: dict[str, list[tuple[int, int, str]]]) -> None:
+        self.type_name = type_name
+        self.found = found
+        self.ranged: set[str] = set()
+
+    def taken(self, conn: sa.Connection, content_type: ContentType, bases: Sequence[str]) -> list[tuple[int, int, str]]:
+        for base in bases:
+            if base not in self.ranged and any(entry[2] == base for entry in self.found[base]):
+                params = {"slug": base, "low": base + "-", "high": base + ".", "types": [self.type_name]}
+                rows = conn.execute(_taken_statement(conn.dialect.name, typed=True), params)
+                self.found[base] = list({entry[0]: entry for entry in [
+                    *self.found[base], *((row.id, row.parent, row.slug) for row in rows)]}.values())
+                self.ranged.add(base)
+        return list({entry[0]: entry for base in bases for entry in self.found[base]}.values())
+
+    def file(self, entry: tuple[int, int, str]) -> None:
+        slug = entry[2]
+        for base in (slug, *(slug[:i] for i in range(len(slug)) if slug[i] == "-")):
+            if base in self.found and (base == slug or base in self.ranged):
+                self.found[base].append(entry)
+
+
+@contextlib.contextmanager
+def slugs_known(conn: sa.Connection, content_type: ContentType, bases: Iterable[str]) -> Iterator[None]:
+    """Within the block, which of ``bases`` are taken as slugs of ``content_type`` is read once,
+    up front (the type's slug lock taken first, so nobody else gives one meanwhile), and the slugs
+    saves give are added as they are given (:func:`remember_slug`): a batch of fifty new events
+    asks once instead of fifty times (a taken base's ``-N`` range is read when first needed).
+    Other bases are read as usual. Only for types whose slugs no other type shares (not
+    hierarchical, not attachments)."""
+    wanted = sorted({base for base in bases if base})
+    if content_type.hierarchical or content_type.name == "attachment" or not wanted:
+        yield
+        return
+    lock_slugs(conn, content_type)
+    found: dict[str, list[tuple[int, int, str]]] = {base: [] for base in wanted}
+    slug = posts.c.slug if conn.dialect.name == "sqlite" else posts.c.slug.collate("C")
+    for start in range(0, len(wanted), 500):
+        rows = conn.execute(sa.select(posts.c.id, posts.c.parent, posts.c.slug)
+                            .where(posts.c.type == content_type.name, slug.in_(wanted[start:start + 500])))
+        for row in rows:
+            found[row.slug].append((row.id, row.parent, row.slug))
+    outer = conn.info.get(_KNOWN_SLUGS)
+    conn.info[_KNOWN_SLUGS] = _KnownSlugs(content_type.name, found)
+    try:
+        yield
+    finally:
+        conn.info[_KNOWN_SLUGS] = outer
+
+
+def _known_slugs(conn: sa.Connection, content_type: ContentType) -> _KnownSlugs | None:
+    found = conn.info.get(_KNOWN_SLUGS)
+    return found if found is not None and found.type_name == content_type.name else None
+
+
+def remember_slug(conn: sa.Connection, item: Item) -> None:
+    """A save gave ``item`` its slug: inside :func:`slugs_known`, later saves see it taken."""
+    found = conn.info.get(_KNOWN_SLUGS)
+    if found is not None and found.type_name == item.type and item.slug:
+        found.file((item.id, item.parent, item.slug))
 
 
 @functools.cache

@@ -24,7 +24,7 @@ from .. import terms as term_store
 from ..slugs import sanitize_title, truncate_slug
 from ..taxonomies import DEFAULT_CATEGORY_ID
 from ..types import ContentType, default_comment_status
-from .permalinks import SLUGLESS_STATUSES, lock_slugs, permalink, unique_item_slug
+from .permalinks import SLUGLESS_STATUSES, lock_slugs, permalink, remember_slug, unique_item_slug
 from .record import (
     DESIRED_SLUG_KEY,
     FORMAT_KEY,
@@ -351,6 +351,7 @@ def _save(
         row = conn.execute(_UPDATE_RETURNING, {**values, "item_id": item_id}).one()
     item = Item.from_row(row)
     item_id = item.id
+    remember_slug(conn, item)
     action = "create" if creating else ("trash" if status == "trash" and previous_status != "trash" else "update")
     record_change(conn, "item", action, item_id)
 
@@ -362,6 +363,7 @@ def _save(
             parent=item.parent, status=item.status, current_slug=item.slug,
         )
         item.slug = followup["slug"]
+        remember_slug(conn, item)
     if creating and not item.guid:
         # The GUID is the address at creation and never changes (cms-api.md 2.5).
         uri = page_uris(conn, [item]).get(item.id) if content_type.hierarchical else None

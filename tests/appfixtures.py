@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import base64
 import secrets
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import falcon.testing
@@ -46,6 +48,30 @@ class Account:
     def basic(self) -> dict[str, str]:
         token = base64.b64encode(f"{self.login}:{self.app_password}".encode()).decode()
         return {"Authorization": f"Basic {token}"}
+
+
+@contextmanager
+def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` served from a thread on a free loopback port: yields ``http://127.0.0.1:<port>``
+    (for a module's ``outbound_allow`` override: :func:`allowed` and :func:`allowed_ports`)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def allowed(address: str) -> str:
+    """``CALPRESS_OUTBOUND_ALLOW`` for a loopback_server address."""
+    return address.removeprefix("http://")
+
+
+def allowed_ports(address: str) -> str:
+    """``CALPRESS_OUTBOUND_PORTS``: the default's and the loopback_server's."""
+    return "80,443," + address.rsplit(":", 1)[1]
 
 
 @pytest.fixture()

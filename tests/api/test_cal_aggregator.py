@@ -5,12 +5,12 @@ in the reference's order, their effects on records and events, and the site's im
 from __future__ import annotations
 
 import io
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from appfixtures import allowed, allowed_ports, loopback_server
 from content_support import context
 from PIL import Image
 
@@ -268,22 +268,18 @@ class _Images(BaseHTTPRequestHandler):
 @pytest.fixture()
 def image_server() -> Iterator[tuple[str, type[_Images]]]:
     handler = type("Images", (_Images,), {"hits": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", handler
-    server.shutdown()
-    server.server_close()
+    with loopback_server(handler) as address:
+        yield address, handler
 
 
 @pytest.fixture()
 def outbound_allow(image_server) -> str:
-    return image_server[0].removeprefix("http://")
+    return allowed(image_server[0])
 
 
 @pytest.fixture()
 def outbound_ports(image_server) -> str:
-    return "80,443," + image_server[0].rsplit(":", 1)[1]
+    return allowed_ports(image_server[0])
 
 
 def test_a_batch_downloads_fifty_images_at_most(app, admin, client, image_server):

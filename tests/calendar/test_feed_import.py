@@ -8,13 +8,13 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import secrets
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from appfixtures import allowed, allowed_ports, loopback_server
 from cal_support import make_event
 
 from calpress.app import Calpress
@@ -133,22 +133,18 @@ class _Feeds(BaseHTTPRequestHandler):
 @pytest.fixture()
 def feed_server() -> Iterator[tuple[str, type[_Feeds]]]:
     handler = type("Feeds", (_Feeds,), {"body": feed(*BASIC), "hits": 0})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", handler
-    server.shutdown()
-    server.server_close()
+    with loopback_server(handler) as address:
+        yield address, handler
 
 
 @pytest.fixture()
 def outbound_allow(feed_server) -> str:
-    return feed_server[0].removeprefix("http://")
+    return allowed(feed_server[0])
 
 
 @pytest.fixture()
 def outbound_ports(feed_server) -> str:
-    return "80,443," + feed_server[0].rsplit(":", 1)[1]
+    return allowed_ports(feed_server[0])
 
 
 def test_an_address_is_fetched_through_the_guarded_client(app, client, admin, feed_server):

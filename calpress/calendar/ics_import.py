@@ -118,6 +118,7 @@ from icalendar import Calendar, Component, vBroken, vRecur
 
 from . import ics_rules, ics_zones
 from .dates import is_valid_timezone, resolve_timezone
+from .ics_document import FeedError, parse_block, split, text_of, uid_key
 
 __all__ = ["MAX_EVENTS", "MAX_OCCURRENCES", "FeedError", "FeedEvent", "ParsedFeed", "parse_feed"]
 
@@ -134,9 +135,6 @@ _UTC = datetime.UTC
 _DAY = datetime.timedelta(days=1)
 _MIDNIGHT = datetime.time()
 
-_LINE_BREAK = re.compile(r"\r\n|\n|\r")
-_FOLD = re.compile(r"(?:\r\n|\n|\r)[ \t]")
-_BEGIN_END = re.compile(r"(BEGIN|END):(.*)", re.IGNORECASE)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _WEB_ADDRESS = re.compile(r"https?://\S+", re.IGNORECASE)
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
@@ -176,10 +174,6 @@ class ParsedFeed:
     """What was skipped, guessed or cut, and why; one line each."""
 
 
-class FeedError(ValueError):
-    """The document is not iCalendar at all (or cannot be read as text)."""
-
-
 def parse_feed(
     data: bytes | str,
     *,
@@ -197,136 +191,6 @@ def parse_feed(
         raise ValueError("window_end must be after window_start")
     reader = _Reader(window_start, window_end, default_timezone, max_occurrences, max_events)
     return reader.read(data)
-
-
-# --------------------------------------------------------------------------------------------
-# The document: text, components
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Document:
-    header: dict[str, str] = field(default_factory=dict)  # X-WR-CALNAME, X-WR-TIMEZONE (first seen)
-    timezones: list[list[str]] = field(default_factory=list)  # VTIMEZONE blocks (lines)
-    events: list[list[str]] = field(default_factory=list)  # VEVENT blocks, without subcomponents
-
-
-def _text(data: bytes | str, warnings: list[str]) -> str:
-    if isinstance(data, str):
-        text = data
-    elif data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            text = data.decode("utf-16")
-        except UnicodeDecodeError as err:
-            raise FeedError("The feed is not readable text.") from err
-    else:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("cp1252", errors="replace")
-            warnings.append("The feed is not UTF-8; it was read as Windows-1252.")
-    return text.lstrip("\ufeff").replace("\x00", "")
-
-
-def _lines(text: str) -> list[str]:
-    """The content lines, unfolded, without blank ones."""
-    return [line for line in _LINE_BREAK.split(_FOLD.sub("", text)) if line.strip()]
-
-
-def _split(text: str, warnings: list[str]) -> _Document:
-    """The header values and the VTIMEZONE and VEVENT blocks of every VCALENDAR, following the
-    nesting (a VEVENT's own subcomponents left out); a component left open (its END missing) is
-    dropped with a warning, an END of nothing open is ignored."""
-    lines = _lines(text)
-    if not lines or lines[0].strip().upper() != "BEGIN:VCALENDAR":
-        raise FeedError("Not an iCalendar document: it does not start with BEGIN:VCALENDAR.")
-    document = _Document()
-    stack: list[str] = []  # the open components, VCALENDAR first; empty between calendars
-    block: list[str] = []  # the lines of the open top-level component
-
-    def keep() -> None:
-        if stack[1] == "VEVENT":
-            document.events.append(block)
-        elif stack[1] == "VTIMEZONE":
-            document.timezones.append(block)
-
-    for number, line in enumerate(lines, 1):
-        match = _BEGIN_END.fullmatch(line.strip())
-        if match is None:
-            if len(stack) == 1:
-                _header_line(document, line)
-            elif len(stack) == 2 or (len(stack) > 2 and stack[1] == "VTIMEZONE"):
-                block.append(line)
-            continue
-        begin, name = match.group(1).upper() == "BEGIN", match.group(2).strip().upper()
-        if name == "VCALENDAR":
-            if len(stack) > 1:
-                warnings.append(f"A {stack[1]} left open before line {number} was skipped.")
-            stack, block = (["VCALENDAR"] if begin else []), []
-        elif not stack:
-            continue  # outside any VCALENDAR
-        elif begin:
-            if len(stack) == 2 and name == stack[1]:
-                warnings.append(f"A {stack[1]} left open before line {number} was skipped.")
-                del stack[1:]
-            if len(stack) == 1:
-                block = []
-            if len(stack) == 1 or stack[1] == "VTIMEZONE":
-                block.append(line)
-            stack.append(name)
-        elif name not in stack[1:]:
-            warnings.append(f"Line {number} ends a {name or 'component'} that was not begun; it was ignored.")
-        else:
-            while stack[-1] != name:  # inner components left open end with it
-                stack.pop()
-            if len(stack) == 2 or stack[1] == "VTIMEZONE":
-                block.append(line)
-            if len(stack) == 2:
-                keep()
-            stack.pop()
-    if len(stack) > 1:
-        warnings.append(f"A {stack[1]} left open at the end of the feed was skipped.")
-    return document
-
-
-def _header_line(document: _Document, line: str) -> None:
-    key = line.split(":", 1)[0].split(";", 1)[0].strip().upper()
-    if key in ("X-WR-CALNAME", "X-WR-TIMEZONE") and key not in document.header:
-        value = _header_value(line)
-        if value is not None:
-            document.header[key] = value
-
-
-def _header_value(line: str) -> str | None:
-    try:
-        calendar = Calendar.from_ical(f"BEGIN:VCALENDAR\r\n{line}\r\nEND:VCALENDAR\r\n".encode())
-        return " ".join(str(next(iter(calendar.values()), "")).split())
-    except Exception:
-        return None
-
-
-_ESCAPED = re.compile(r"\\(.)")
-
-
-def _uid_key(block: list[str]) -> str:
-    """The UID a VEVENT's lines give, unescaped and with its blanks collapsed as the parsed value
-    would be: VEVENTs of one UID have one key (those of several UIDs may share one, to be told
-    apart once parsed). VEVENTs without a UID line share the key "" (parsed together, since the
-    UID made up for them comes from their contents)."""
-    for line in block:
-        name, _, value = line.partition(":")
-        if name.split(";", 1)[0].strip().upper() == "UID":
-            value = _ESCAPED.sub(lambda m: " " if m.group(1) in "nN" else m.group(1), value)
-            return " ".join(value.split()) or ""
-    return ""
-
-
-def _component(lines: list[str]) -> Component:
-    """One VEVENT or VTIMEZONE block parsed on its own (raises when it is unreadable)."""
-    text = "\r\n".join(["BEGIN:VCALENDAR", *lines, "END:VCALENDAR", ""])
-    (component,) = Calendar.from_ical(text.encode()).subcomponents
-    return component
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -439,12 +303,12 @@ class _Reader:
 
     def read(self, data: bytes | str) -> ParsedFeed:
         first: list[str] = []
-        document = _split(_text(data, first), first)
+        document = split(text_of(data, first), first)
         self.warnings.update(dict.fromkeys(first))
         self._feed_zone(document.header.get("X-WR-TIMEZONE", ""))
         for block in document.timezones:
             try:
-                component = _component(block)
+                component = parse_block(block)
                 tzid = str(component["TZID"]).strip()
             except Exception:
                 self.warn("A VTIMEZONE could not be read; it was skipped.")
@@ -455,7 +319,7 @@ class _Reader:
         # each, and a whole feed's of them would make memory grow with the feed.
         buckets: dict[str, list[list[str]]] = {}
         for block in document.events:
-            buckets.setdefault(_uid_key(block), []).append(block)
+            buckets.setdefault(uid_key(block), []).append(block)
         document.events = []
         feed = ParsedFeed(name=document.header.get("X-WR-CALNAME", ""), timezone=document.header.get("X-WR-TIMEZONE", ""))
         expanding = 0.0  # seconds spent expanding series; the budget is _EXPANSION_SECONDS
@@ -570,7 +434,7 @@ class _Reader:
     def _event(self, block: list[str]) -> Component | None:
         """The VEVENT with its times resolved, or None (warned) when it cannot be used."""
         try:
-            event = _component(block)
+            event = parse_block(block)
         except Exception:
             summary = next((line.split(":", 1)[-1].strip() for line in block if line.upper().startswith("SUMMARY")), "")
             self.warn(f"A VEVENT could not be read{f' ({summary})' if summary else ''}; it was skipped.")

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 import sqlalchemy as sa
 
+from ..content import object_terms
 from ..content import terms as term_store
 from ..content.items import Context, ItemChanges, create_item, now_utc, permalink, to_local
 from ..content.slugs import sanitize_title
@@ -140,7 +141,7 @@ def seed_demo(
         if (start // batch) % 10 == 0:
             _analyze(site)
     with site.write() as conn:
-        term_store.recount(conn, site.registry, [*categories, *tags])
+        object_terms.recount(conn, site.registry, [*categories, *tags])
         record_change(conn, "item", "import")  # the bulk inserts above bypass the item service
     _analyze(site)
     return created

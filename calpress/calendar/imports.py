@@ -49,7 +49,7 @@ from ..auth import users as user_store
 from ..compat.php import is_numeric, php_int
 from ..content import comments as comment_store
 from ..content import items as item_service
-from ..content import terms as term_store
+from ..content import object_terms
 from ..content.items import Context, Item, ItemChanges
 from ..content.slugs import sanitize_title
 from ..media import attachments
@@ -381,7 +381,7 @@ def apply_batch(
     event_type = ctx.registry.types[EVENT_TYPE]
     bases = [sanitize_title(str(e.get("title") or "")) for e in given]
     # Each category of the batch counted once, at its end; the slugs its titles may clash with read once.
-    with term_store.counting_later(conn):
+    with object_terms.counting_later(conn):
         try:
             with item_service.slugs_known(conn, event_type, bases), conn.begin_nested():
                 return _apply_events(conn, ctx, record, given, existing, status, images, resolved, isolated=False)

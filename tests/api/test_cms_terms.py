@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from calpress.content import object_terms
 from calpress.content import terms as tx
 from calpress.store.tables import posts
 
@@ -36,7 +37,7 @@ def make_term(app: Any, taxonomy: str, name: str, **kwargs: Any) -> tx.Term:
 
 def link_terms(app: Any, object_id: int, taxonomy: str, term_ids: list[int]) -> None:
     with app.site.write() as conn:
-        tx.set_object_terms(conn, app.site.registry.taxonomies[taxonomy], object_id, term_ids)
+        object_terms.set_object_terms(conn, app.site.registry.taxonomies[taxonomy], object_id, term_ids)
 
 
 def check_error(response: Any, status: int, code: str, message: str | None = None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from calpress.app import build_registry
+from calpress.content import object_terms
 from calpress.content import terms as tx
 from calpress.content.terms import Term, TermError, TermQuery
 from calpress.store import db
@@ -201,8 +202,8 @@ def test_delete_term_moves_children_and_refiles_content(conn: sa.Connection) -> 
     child = tx.create_term(conn, TAX["category"], "Child", parent=middle.id)
     other = tx.create_term(conn, TAX["category"], "Other")
     only_middle, two_categories = add_post(conn), add_post(conn)
-    tx.set_object_terms(conn, TAX["category"], only_middle, [middle.id])
-    tx.set_object_terms(conn, TAX["category"], two_categories, [middle.id, other.id])
+    object_terms.set_object_terms(conn, TAX["category"], only_middle, [middle.id])
+    object_terms.set_object_terms(conn, TAX["category"], two_categories, [middle.id, other.id])
     tx.delete_term(conn, REGISTRY, middle)
     assert tx.get_term(conn, middle.id) is None
     assert tx.get_term(conn, child.id).parent == top.id  # type: ignore[union-attr]
@@ -211,7 +212,7 @@ def test_delete_term_moves_children_and_refiles_content(conn: sa.Connection) -> 
     assert [t.id for t in linked[two_categories]["category"]] == [other.id]
     assert tx.get_term(conn, 1).count == 1  # type: ignore[union-attr]
     tag = tx.create_term(conn, TAX["post_tag"], "Tag")
-    tx.set_object_terms(conn, TAX["post_tag"], only_middle, [tag.id])
+    object_terms.set_object_terms(conn, TAX["post_tag"], only_middle, [tag.id])
     tx.delete_term(conn, REGISTRY, tag)
     assert tx.get_object_terms(conn, [only_middle], ["post_tag"])[only_middle]["post_tag"] == []
 
@@ -224,22 +225,22 @@ def test_set_object_terms_and_counts(conn: sa.Connection) -> None:
     category = tx.create_term(conn, TAX["category"], "Cat")
     published, draft = add_post(conn), add_post(conn, status="draft")
     event, page = add_post(conn, type_="cal_events"), add_post(conn, type_="page")
-    assert tx.set_object_terms(conn, TAX["post_tag"], published, [red.id, blue.id, red.id, category.id, 999999]) == [red.id, blue.id]
-    tx.set_object_terms(conn, TAX["post_tag"], draft, [red.id])
-    tx.set_object_terms(conn, TAX["post_tag"], event, [red.id])  # tags classify events too
-    tx.set_object_terms(conn, TAX["post_tag"], page, [red.id])  # pages are not a tag type: not counted
+    assert object_terms.set_object_terms(conn, TAX["post_tag"], published, [red.id, blue.id, red.id, category.id, 999999]) == [red.id, blue.id]
+    object_terms.set_object_terms(conn, TAX["post_tag"], draft, [red.id])
+    object_terms.set_object_terms(conn, TAX["post_tag"], event, [red.id])  # tags classify events too
+    object_terms.set_object_terms(conn, TAX["post_tag"], page, [red.id])  # pages are not a tag type: not counted
     assert tx.get_term(conn, red.id).count == 2  # type: ignore[union-attr]
     assert tx.get_term(conn, blue.id).count == 1  # type: ignore[union-attr]
-    assert tx.set_object_terms(conn, TAX["post_tag"], published, [blue.id]) == [blue.id]  # replaces the set
+    assert object_terms.set_object_terms(conn, TAX["post_tag"], published, [blue.id]) == [blue.id]  # replaces the set
     assert tx.get_term(conn, red.id).count == 1  # type: ignore[union-attr]
     conn.execute(sa.update(posts).where(posts.c.id == draft).values(status="publish"))
-    tx.recount_objects(conn, REGISTRY, [draft])
+    object_terms.recount_objects(conn, REGISTRY, [draft])
     assert tx.get_term(conn, red.id).count == 2  # type: ignore[union-attr]
-    assert tx.set_object_terms(conn, TAX["post_tag"], published, []) == []
+    assert object_terms.set_object_terms(conn, TAX["post_tag"], published, []) == []
     assert tx.get_term(conn, blue.id).count == 0  # type: ignore[union-attr]
     positions = conn.execute(sa.select(term_links.c.term_id, term_links.c.position).where(term_links.c.object_id == event)).all()
     assert [tuple(p) for p in positions] == [(red.id, 0)]
-    tx.remove_object_terms(conn, REGISTRY, [draft, event])
+    object_terms.remove_object_terms(conn, REGISTRY, [draft, event])
     assert tx.get_term(conn, red.id).count == 0  # type: ignore[union-attr]
     assert tx.get_object_terms(conn, [draft], ["post_tag"]) == {draft: {"post_tag": []}}
 
@@ -250,8 +251,8 @@ def test_get_object_terms_reads_a_page_in_one_query(engine: sa.Engine) -> None:
         news = tx.create_term(conn, TAX["category"], "News")
         items = [add_post(conn) for _ in range(5)]
         for item in items[:3]:
-            tx.set_object_terms(conn, TAX["post_tag"], item, [zeta.id, alpha.id])
-            tx.set_object_terms(conn, TAX["category"], item, [news.id])
+            object_terms.set_object_terms(conn, TAX["post_tag"], item, [zeta.id, alpha.id])
+            object_terms.set_object_terms(conn, TAX["category"], item, [news.id])
     statements: list[str] = []
 
     def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
@@ -283,9 +284,9 @@ def filled(conn: sa.Connection) -> dict[str, Term]:
     }
     made["foo-bar"] = tx.create_term(conn, TAX["post_tag"], "Baz", slug="foo-bar")
     item = add_post(conn)
-    tx.set_object_terms(conn, TAX["post_tag"], item, [made["C"].id, made["A"].id])
+    object_terms.set_object_terms(conn, TAX["post_tag"], item, [made["C"].id, made["A"].id])
     other = add_post(conn)
-    tx.set_object_terms(conn, TAX["post_tag"], other, [made["C"].id])
+    object_terms.set_object_terms(conn, TAX["post_tag"], other, [made["C"].id])
     made["_item"] = Term(item, "", "", "")
     return made
 
@@ -332,7 +333,7 @@ def test_query_terms_hide_empty_keeps_parents_of_used_terms(conn: sa.Connection)
     used = tx.create_term(conn, TAX["category"], "Used", parent=middle.id)
     tx.create_term(conn, TAX["category"], "Unused", parent=top.id)
     tx.create_term(conn, TAX["category"], "Lonely")
-    tx.set_object_terms(conn, TAX["category"], add_post(conn), [used.id])
+    object_terms.set_object_terms(conn, TAX["category"], add_post(conn), [used.id])
     found, total = tx.query_terms(conn, REGISTRY, TermQuery(taxonomy="category", hide_empty=True))
     assert (names(found), total) == (["Middle", "Top", "Used"], 3)
     found, total = tx.query_terms(conn, REGISTRY, TermQuery(taxonomy="category", hide_empty=True, parent=top.id))

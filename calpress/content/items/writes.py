@@ -20,6 +20,7 @@ from ...rest.errors import RestError
 from ...store import options as store_options
 from ...store.changes import record as record_change
 from ...store.tables import posts
+from .. import object_terms
 from .. import terms as term_store
 from ..slugs import sanitize_title, truncate_slug
 from ..taxonomies import DEFAULT_CATEGORY_ID
@@ -373,7 +374,7 @@ def _save(
 
     _save_terms(conn, ctx, content_type, item, changes, creating)
     if not creating and (previous_status == "publish") != (item.status == "publish"):
-        term_store.recount_objects(conn, ctx.registry, [item.id])
+        object_terms.recount_objects(conn, ctx.registry, [item.id])
     if changes.sticky is not None and content_type.name == "post":
         set_sticky(conn, ctx, item.id, changes.sticky)
     if not creating and store_revision:
@@ -396,17 +397,13 @@ def _save_terms(
         if not has_category:
             default_id = int(ctx.options.get("default_category") or DEFAULT_CATEGORY_ID)
             term_store.ensure_default_category(conn)
-            term_store.set_object_terms(conn, own["category"], item.id, [default_id], new_object=creating,
-                                        counted=_counted(item, own["category"]))
+            object_terms.set_object_terms(conn, own["category"], item.id, [default_id], new_object=creating,
+                                        counted=object_terms.counts_in(own["category"], item.type, item.status))
     for taxonomy, term_ids in changes.terms.items():
         if taxonomy in own:
-            term_store.set_object_terms(conn, own[taxonomy], item.id, term_ids, new_object=creating,
-                                        checked=changes.terms_checked, counted=_counted(item, own[taxonomy]))
+            object_terms.set_object_terms(conn, own[taxonomy], item.id, term_ids, new_object=creating,
+                                        checked=changes.terms_checked, counted=object_terms.counts_in(own[taxonomy], item.type, item.status))
 
-
-def _counted(item: Item, taxonomy: Any) -> bool:
-    """Whether ``item`` counts in the counts of its terms of ``taxonomy`` (term_store._count)."""
-    return item.status == "publish" and item.type in taxonomy.object_types
 
 
 def create_item(conn: sa.Connection, ctx: Context, content_type: ContentType, changes: ItemChanges) -> Item:
@@ -482,7 +479,7 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
         linked = [term.id for terms_ in found.values() for term in terms_]
     conn.execute(sa.delete(posts).where(posts.c.id == item.id))  # term links go with it (cascade)
     if linked:
-        term_store.recount(conn, ctx.registry, linked)
+        object_terms.recount(conn, ctx.registry, linked)
     if item.id in ctx.sticky_ids:
         set_sticky(conn, ctx, item.id, False)
 
@@ -533,6 +530,6 @@ def publish_due_items(site: Any, *, force: bool = False) -> int:
             sa.update(posts).where(due, posts.c.id.in_(ids)).values(status="publish").returning(posts.c.id)
         ).scalars().all()
         if published:
-            term_store.recount_objects(conn, site.registry, published)
+            object_terms.recount_objects(conn, site.registry, published)
             record_change(conn, "item", "publish", *published)
     return len(published)

@@ -398,17 +398,14 @@ def forget_gone(conn: sa.Connection, resolved: Resolved) -> None:
     """Drop from ``resolved`` (kept across batches, each its own transaction) the terms that are
     gone and the venues and organizers that are gone or trashed since it found them: two reads a
     batch, so that no event links something deleted meanwhile."""
-    term_keys = {key: found for key, found in resolved.items() if key[0] == "term"}
-    post_keys = {key: found for key, found in resolved.items() if key[0] != "term"}
-    kept: set[int] = set()
-    if term_keys:
-        kept |= set(conn.execute(sa.select(terms_table.c.id).where(terms_table.c.id.in_(set(term_keys.values())))).scalars())
-    alive = set()
-    if post_keys:
-        alive = set(conn.execute(sa.select(posts.c.id).where(posts.c.id.in_(set(post_keys.values())),
-                                                               posts.c.status != "trash")).scalars())
-    for key, found in [*term_keys.items(), *post_keys.items()]:
-        if found not in (kept if key[0] == "term" else alive):
+
+    def alive(table: sa.Table, ids: set[int], *where: Any) -> set[int]:
+        return set(conn.execute(sa.select(table.c.id).where(table.c.id.in_(ids), *where)).scalars()) if ids else set()
+
+    terms_alive = alive(terms_table, {found for key, found in resolved.items() if key[0] == "term"})
+    posts_alive = alive(posts, {found for key, found in resolved.items() if key[0] != "term"}, posts.c.status != "trash")
+    for key, found in list(resolved.items()):
+        if found not in (terms_alive if key[0] == "term" else posts_alive):
             del resolved[key]
 
 
@@ -444,7 +441,8 @@ def _apply_events(
             continue
         if isinstance(data.get("image"), str) and (images is None or data["image"] not in images):
             data.pop("image")  # not downloaded: imported without its picture
-        kept = dict(resolved)
+        # Copied only for a savepoint of its own: otherwise the whole batch's savepoint rolls back.
+        kept: Resolved = dict(resolved) if isolated else {}
         try:
             with conn.begin_nested() if isolated else contextlib.nullcontext():
                 found = event_input(conn, ctx, data, before, images=images, resolved=resolved)
@@ -466,7 +464,10 @@ def _apply_events(
 
 def source_digest(event: Mapping[str, Any]) -> str:
     """What a batch says of one event, as a digest (keys sorted, values as JSON gives them)."""
-    text = orjson.dumps(event, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+    try:
+        text = orjson.dumps(event, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+    except TypeError:  # an integer beyond 64 bits (a caller's, not JSON's): its text will do
+        text = repr(sorted(event.items(), key=lambda pair: str(pair[0]))).encode()
     return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
@@ -578,15 +579,6 @@ def imported_events(conn: sa.Connection, prefix: str) -> Iterator[tuple[str, int
     )
     for row in conn.execute(stmt.execution_options(yield_per=1000)):
         yield row.gid, row.id, row.status, row.start_local
-
-
-def imported_from(conn: sa.Connection, prefix: str) -> dict[str, Item]:
-    """Events whose global id starts with ``prefix`` (what one source brought in), by global id."""
-    key = global_id_column(conn)
-    stmt = sa.select(posts.c.id, key.label("gid")).where(posts.c.type == EVENT_TYPE, key.like(_like(prefix) + "%", escape="\\"))
-    rows = {row.id: row.gid for row in conn.execute(stmt)}
-    items = item_service.get_items(conn, list(rows))
-    return {gid: items[item_id] for item_id, gid in rows.items() if item_id in items}
 
 
 def _like(text: str) -> str:

@@ -327,3 +327,14 @@ def test_a_refused_event_leaves_the_rest_of_its_batch_whole(app, admin, client):
     # The counts hold what was kept: two events in Talks; Music went with the refused event.
     categories = client.get("/cal/events/v1/categories", params={"hide_empty": "false"}).json["categories"]
     assert {c["name"]: c["count"] for c in categories} == {"Talks": 2}
+
+
+def test_what_a_source_said_is_digested_whatever_its_values():
+    """The digest that lets an unchanged event be skipped: the same for the same event in any key
+    order, different when anything differs, and made of values JSON cannot hold too (an integer
+    beyond 64 bits, which orjson refuses) instead of failing the batch."""
+    event = ea_event(1, categories=["Music"], venue={"venue": "Hall", "city": "Lyon"})
+    assert imports.source_digest(event) == imports.source_digest(dict(reversed(list(event.items()))))
+    assert imports.source_digest(event) != imports.source_digest({**event, "title": "Other"})
+    huge = {**event, "cost": 10**30}
+    assert imports.source_digest(huge) == imports.source_digest(dict(huge)) != imports.source_digest({**huge, "cost": 10**31})

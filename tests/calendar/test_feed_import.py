@@ -237,7 +237,7 @@ def test_a_feed_over_the_size_limit_is_refused_unread(app, admin, tmp_path, monk
     result = feed_import.run_feed_import(app.site, str(big), author=admin.id, window=WINDOW)
     assert result.state == "failed" and "larger than 1,000 bytes" in result.error
     with app.site.read() as conn:
-        assert imports.imported_from(conn, "ics:") == {}
+        assert list(imports.imported_events(conn, "ics:")) == []
 
 
 # The done-when figure of issue 13: a generated feed of 5,000 events, series included.
@@ -252,9 +252,8 @@ def generated_feed(count: int = GENERATED) -> bytes:
 def imported_count(app: Any) -> tuple[int, int]:
     """(events an import made, distinct global ids among them)."""
     with app.site.read() as conn:
-        found = imports.imported_from(conn, "ics:")
-        events = [item for item in found.values()]
-    return len(events), len({item.meta[imports.GLOBAL_ID_KEY] for item in events})
+        found = list(imports.imported_events(conn, "ics:"))
+    return len(found), len({global_id for global_id, *_ in found})
 
 
 def stored_calendar(app: Any) -> dict[str, list[tuple[Any, ...]]]:

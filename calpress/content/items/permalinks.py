@@ -170,15 +170,16 @@ def taken_slugs(conn: sa.Connection, content_type: ContentType, bases: Iterable[
         return []
     known = _known_slugs(conn, content_type)
     if known is not None and all(base in known.found for base in wanted):
-        return known.taken(conn, content_type, wanted)
+        return known.taken(conn, wanted)
     types = _namespace(content_type)
-    found: dict[int, tuple[int, int, str]] = {}
-    statement = _taken_statement(conn.dialect.name, typed=bool(types))
-    for base in wanted:
-        params: dict[str, Any] = {"slug": base, "low": base + "-", "high": base + ".", **({"types": types} if types else {})}
-        for row in conn.execute(statement, params):
-            found[row.id] = (row.id, row.parent, row.slug)
-    return list(found.values())
+    return list({entry[0]: entry for base in wanted for entry in _read_taken(conn, base, types)}.values())
+
+
+def _read_taken(conn: sa.Connection, base: str, types: list[str]) -> list[tuple[int, int, str]]:
+    """(id, parent, slug) of the items of ``types`` (every type when empty) whose slug is ``base``
+    or ``base-*``."""
+    params: dict[str, Any] = {"slug": base, "low": base + "-", "high": base + ".", **({"types": types} if types else {})}
+    return [(row.id, row.parent, row.slug) for row in conn.execute(_taken_statement(conn.dialect.name, typed=bool(types)), params)]
 
 
 def _namespace(content_type: ContentType) -> list[str]:
@@ -201,13 +202,11 @@ class _KnownSlugs:
         self.found = found
         self.ranged: set[str] = set()
 
-    def taken(self, conn: sa.Connection, content_type: ContentType, bases: Sequence[str]) -> list[tuple[int, int, str]]:
+    def taken(self, conn: sa.Connection, bases: Sequence[str]) -> list[tuple[int, int, str]]:
         for base in bases:
             if base not in self.ranged and any(entry[2] == base for entry in self.found[base]):
-                params = {"slug": base, "low": base + "-", "high": base + ".", "types": [self.type_name]}
-                rows = conn.execute(_taken_statement(conn.dialect.name, typed=True), params)
-                self.found[base] = list({entry[0]: entry for entry in [
-                    *self.found[base], *((row.id, row.parent, row.slug) for row in rows)]}.values())
+                read = _read_taken(conn, base, [self.type_name])
+                self.found[base] = list({entry[0]: entry for entry in [*self.found[base], *read]}.values())
                 self.ranged.add(base)
         return list({entry[0]: entry for base in bases for entry in self.found[base]}.values())
 
@@ -232,7 +231,7 @@ def slugs_known(conn: sa.Connection, content_type: ContentType, bases: Iterable[
         return
     lock_slugs(conn, content_type)
     found: dict[str, list[tuple[int, int, str]]] = {base: [] for base in wanted}
-    slug = posts.c.slug if conn.dialect.name == "sqlite" else posts.c.slug.collate("C")
+    slug = _slug_bytes(conn.dialect.name)
     for start in range(0, len(wanted), 500):
         rows = conn.execute(sa.select(posts.c.id, posts.c.parent, posts.c.slug)
                             .where(posts.c.type == content_type.name, slug.in_(wanted[start:start + 500])))
@@ -258,6 +257,12 @@ def remember_slug(conn: sa.Connection, item: Item) -> None:
         found.file((item.id, item.parent, item.slug))
 
 
+def _slug_bytes(dialect: str) -> Any:
+    """``posts.slug`` compared byte by byte, as its index ``ix_posts_slug_bytes`` (migration 0007)
+    orders it: SQLite compares bytes already; PostgreSQL is told ``COLLATE "C"``."""
+    return posts.c.slug if dialect == "sqlite" else posts.c.slug.collate("C")
+
+
 @functools.cache
 def _taken_statement(dialect: str, *, typed: bool) -> sa.CompoundSelect:
     """``taken_slugs``' query for one base, built once per dialect and kind of namespace.
@@ -266,7 +271,7 @@ def _taken_statement(dialect: str, *, typed: bool) -> sa.CompoundSelect:
     (SQLite's LIKE folds case; PostgreSQL's needs a pattern index): every slug that starts with
     ``base-`` sorts between ``base-`` and ``base.`` ("." follows "-"). One SELECT per condition,
     joined by UNION ALL: under an OR, SQLite would read the whole type instead."""
-    slug = posts.c.slug if dialect == "sqlite" else posts.c.slug.collate("C")
+    slug = _slug_bytes(dialect)
     selects = []
     for condition in (slug == sa.bindparam("slug"), sa.and_(slug >= sa.bindparam("low"), slug < sa.bindparam("high"))):
         where = [condition, posts.c.type.in_(sa.bindparam("types", expanding=True))] if typed else [condition]

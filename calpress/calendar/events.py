@@ -27,6 +27,7 @@ from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
 from ..media import attachments
 from ..rest.errors import RestError
+from ..store.fast import Shapes, bind_list, in_binds
 from ..store.tables import event_links, events, posts
 from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
@@ -205,26 +206,33 @@ def _images(conn: sa.Connection, ctx: Context, found: Sequence[Item]) -> dict[in
                                      storage=storage)
 
 
+_LINKED = posts.alias("linked")
+# The links of a page of events joined to the (untrashed) venues and organizers they name, per
+# number of event ids bound (store/fast.padded_size).
+_LINKS = Shapes(lambda size: (
+    sa.select(event_links.c.event_id, event_links.c.kind, _LINKED)
+    .join(_LINKED, _LINKED.c.id == event_links.c.linked_id)
+    .where(in_binds(event_links.c.event_id, "event", size), _LINKED.c.status != "trash")
+    .order_by(event_links.c.event_id, event_links.c.kind, event_links.c.position)
+))
+_EVENT_ROWS = Shapes(lambda size: sa.select(events.c.post_id, *EVENT_COLUMNS).where(in_binds(events.c.post_id, "event", size)))
+
+
 def _load_event_data(
     conn: sa.Connection, loaded: Loaded, event_ids: list[int], event_rows: dict[int, EventRow] | None
 ) -> None:
+    ids = bind_list("event", event_ids)
     if event_rows is not None:
         loaded.event_rows = event_rows
     else:
-        for row in conn.execute(sa.select(events.c.post_id, *EVENT_COLUMNS).where(events.c.post_id.in_(event_ids))):
+        for row in _EVENT_ROWS(len(ids)).rows(conn, ids):
             loaded.event_rows[row.post_id] = event_row(row)
-    linked_alias = posts.alias("linked")
-    rows = conn.execute(
-        sa.select(event_links.c.event_id, event_links.c.kind, linked_alias)
-        .join(linked_alias, linked_alias.c.id == event_links.c.linked_id)
-        .where(event_links.c.event_id.in_(event_ids), linked_alias.c.status != "trash")
-        .order_by(event_links.c.event_id, event_links.c.kind, event_links.c.position)
-    ).all()
-    for row in rows:
+    linked = loaded.linked
+    for row in _LINKS(len(ids)).rows(conn, ids):
         target = loaded.venues if row.kind == "venue" else loaded.organizers
         target.setdefault(row.event_id, []).append(row.id)
-        if row.id not in loaded.linked:
-            loaded.linked[row.id] = Item.from_row(row)
+        if row.id not in linked:
+            linked[row.id] = Item.from_row(row)
     loaded.terms = term_store.get_object_terms(conn, event_ids, [CATEGORY_TAXONOMY, "post_tag"])
 
 

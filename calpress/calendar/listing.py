@@ -35,6 +35,7 @@ from ..content import terms as term_store
 from ..content.items import Context, Item
 from ..store import textsearch
 from ..store.changes import read_generation
+from ..store.fast import Shapes, bind_list, in_binds, padded_size
 from ..store.tables import event_links, events, posts, row_offset, term_links
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
 from .events import EVENT_COLUMNS, EventRow, Loaded, db_datetime, event_row, load_items, parse_moment, site_timezone
@@ -357,58 +358,141 @@ def _status_condition(column: Any, statuses: list[str] | None) -> Any:
     return column.in_(statuses) if len(statuses) != 1 else column == statuses[0]
 
 
-def _linked_condition(kind: str, ids: list[int]) -> Any:
-    return sa.exists(
-        sa.select(event_links.c.event_id).where(
-            event_links.c.event_id == events.c.post_id, event_links.c.kind == kind, event_links.c.linked_id.in_(ids)
-        )
-    )
+# An event query's conditions have a *shape* (which filters it has, how many ids each list binds)
+# and bound values. Statements are built and compiled once per shape (store/fast.Shapes) and run
+# with the values; only a search, whose conditions depend on its words, is built each time.
+# The date filters: (query field, events column, comparison).
+_DATE_FILTERS = (
+    ("start", "start_local", ">="), ("end", "end_local", "<="),
+    ("starts_before", "start_local", "<="), ("starts_after", "start_local", ">="),
+    ("ends_before", "end_local", "<="), ("ends_after", "end_local", ">="),
+)
+_ID_FILTERS = ("include", "venues", "organizers", "categories", "tags")
+Shape = tuple[tuple[Any, ...], ...]
 
 
-def _event_conditions(conn: sa.Connection, query: EventQuery, *, paging: bool = False) -> list[Any]:
+def event_shape(query: EventQuery) -> tuple[Shape, dict[str, Any]]:
+    """The shape of ``query``'s conditions (its search left out) and the values they bind."""
+    shape: list[tuple[Any, ...]] = []
+    params: dict[str, Any] = {}
+    if query.statuses is None:
+        shape.append(("any",))
+    else:
+        shape.append(("statuses", padded_size(len(query.statuses)) if query.statuses else 0))
+        if query.statuses:
+            params.update(bind_list("status", query.statuses))
+    for name, _, _ in _DATE_FILTERS:
+        value = getattr(query, name)
+        if value is not None:
+            shape.append((name,))
+            params[name] = value
+    if query.featured is not None:
+        shape.append(("featured", query.featured))
+    if query.listed_only:
+        shape.append(("listed",))
+    if query.parent is not None:
+        shape.append(("parent",))
+        params["parent"] = query.parent
+    for name in _ID_FILTERS:
+        ids = getattr(query, name)
+        if name in ("categories", "tags"):
+            ids = None if ids is None else (ids or [0])  # an empty term list matches nothing
+        if ids:
+            shape.append((name, padded_size(len(ids))))
+            params.update(bind_list(name, ids))
+    return tuple(shape), params
+
+
+def _shape_conditions(dialect: str, shape: Shape, *, paging: bool = False) -> list[Any]:
+    """The conditions of an event query of this shape, its values as bind parameters."""
+    parts = {part[0]: part[1:] for part in shape}
     type_column, status_column = posts.c.type, posts.c.status
-    if paging and conn.dialect.name == "sqlite" and not query.include:
+    if paging and dialect == "sqlite" and "include" not in parts:
         # SQLite's planner would start from the posts (type, status) index and sort the whole
         # window; a unary plus hides that index, so the scan runs along events.start_local in
         # the listing's order and stops at the page: constant cost whatever the table's size.
         type_column, status_column = sa.literal_column("+posts.type"), sa.literal_column("+posts.status")
-    where: list[Any] = [type_column == EVENT_TYPE, _status_condition(status_column, query.statuses)]
-    if query.start is not None:
-        where.append(events.c.start_local >= query.start)
-    if query.end is not None:
-        where.append(events.c.end_local <= query.end)
-    if query.starts_before is not None:
-        where.append(events.c.start_local <= query.starts_before)
-    if query.starts_after is not None:
-        where.append(events.c.start_local >= query.starts_after)
-    if query.ends_before is not None:
-        where.append(events.c.end_local <= query.ends_before)
-    if query.ends_after is not None:
-        where.append(events.c.end_local >= query.ends_after)
-    if query.featured is not None:
-        where.append(events.c.featured.is_(query.featured))
-    if query.listed_only:
+    where: list[Any] = [type_column == EVENT_TYPE]
+    if "any" in parts:
+        where.append(status_column.notin_([sa.bindparam(f"excluded_{n}", value) for n, value in enumerate(ANY_EXCLUDED)]))
+    else:
+        (size,) = parts["statuses"]
+        if not size:
+            where.append(sa.false())
+        else:
+            binds = [sa.bindparam(f"status_{n}", type_=posts.c.status.type) for n in range(size)]
+            where.append(status_column == binds[0] if size == 1 else status_column.in_(binds))
+    for name, column, comparison in _DATE_FILTERS:
+        if name in parts:
+            where.append(events.c[column].op(comparison)(sa.bindparam(name, type_=events.c[column].type)))
+    if "featured" in parts:
+        where.append(events.c.featured.is_(parts["featured"][0]))
+    if "listed" in parts:
         where.append(events.c.hidden.is_(False))
-    if query.include:
-        where.append(posts.c.id.in_(query.include))
-    if query.parent is not None:
-        where.append(posts.c.parent == query.parent)
-    if query.venues:
-        where.append(_linked_condition("venue", query.venues))
-    if query.organizers:
-        where.append(_linked_condition("organizer", query.organizers))
-    for ids in (query.categories, query.tags):
-        if ids is not None:
-            where.append(
-                sa.exists(
-                    sa.select(term_links.c.object_id).where(
-                        term_links.c.object_id == posts.c.id, term_links.c.term_id.in_(ids or [0])
-                    )
-                )
-            )
+    if "include" in parts:
+        where.append(in_binds(posts.c.id, "include", parts["include"][0]))
+    if "parent" in parts:
+        where.append(posts.c.parent == sa.bindparam("parent", type_=posts.c.parent.type))
+    for name, kind in (("venues", "venue"), ("organizers", "organizer")):
+        if name in parts:
+            where.append(sa.exists(sa.select(event_links.c.event_id).where(
+                event_links.c.event_id == events.c.post_id, event_links.c.kind == kind,
+                in_binds(event_links.c.linked_id, name, parts[name][0]),
+            )))
+    for name in ("categories", "tags"):
+        if name in parts:
+            where.append(sa.exists(sa.select(term_links.c.object_id).where(
+                term_links.c.object_id == posts.c.id, in_binds(term_links.c.term_id, name, parts[name][0]),
+            )))
+    return where
+
+
+def _event_conditions(conn: sa.Connection, query: EventQuery, *, paging: bool = False) -> tuple[list[Any], dict[str, Any]]:
+    """The conditions of ``query`` with its search, and their bound values (the slow path)."""
+    shape, params = event_shape(query)
+    where = _shape_conditions(conn.dialect.name, shape, paging=paging)
     if query.search:
         where.append(_search_condition(conn, query.search, (posts.c.title, posts.c.content, posts.c.excerpt)))
-    return where
+    return where, params
+
+
+_EVENTS_JOIN = events.join(posts, posts.c.id == events.c.post_id)
+
+
+def _order(include: bool, descending: bool) -> list[Any]:
+    """Listings go by start, then publication date, then id; with ``include``, by publication
+    date then id."""
+    order = [posts.c.date_local, posts.c.id] if include else [events.c.start_local, posts.c.date_local, posts.c.id]
+    return [column.desc() for column in order] if descending else order
+
+
+def _count_statement(where: list[Any]) -> sa.Select:
+    return sa.select(sa.func.count().label("total")).select_from(_EVENTS_JOIN).where(*where)
+
+
+def _page_statement(page_where: list[Any], order: list[Any]) -> sa.Select:
+    """The rows (post and event columns) of a page: its ids first, then their whole rows, so that
+    a deep page or a search matching most events sorts ids and dates, not every row's content."""
+    page = (
+        sa.select(posts.c.id.label("page_id")).select_from(_EVENTS_JOIN).where(*page_where).order_by(*order)
+        .limit(sa.bindparam("limit", type_=sa.Integer())).offset(sa.bindparam("offset", type_=sa.Integer()))
+        .subquery("page")
+    )
+    return (
+        sa.select(posts, *EVENT_COLUMNS)
+        .select_from(_EVENTS_JOIN.join(page, page.c.page_id == posts.c.id))
+        .order_by(*order)
+    )
+
+
+def _any_statement(where: list[Any]) -> sa.Select:
+    return sa.select(events.c.post_id).select_from(_EVENTS_JOIN).where(*where).limit(1)
+
+
+_COUNTS = Shapes(lambda dialect, *shape: _count_statement(_shape_conditions(dialect, shape)))
+_PAGES = Shapes(lambda dialect, include, descending, *shape: _page_statement(
+    _shape_conditions(dialect, shape, paging=True), _order(include, descending)))
+_ANY = Shapes(lambda dialect, *shape: _any_statement(_shape_conditions(dialect, shape)))
 
 
 def search_words(text: str) -> list[str]:
@@ -448,50 +532,40 @@ _totals = TotalsCache()
 def query_events(
     conn: sa.Connection, query: EventQuery, generation: int | None = None
 ) -> tuple[list[Item], dict[int, EventRow], int]:
-    """A page of events (items and their event rows) and the total, in two statements (three
-    when the total is not cached yet). Ordered by start, then publication date, then id; with
-    ``include``, by publication date then id."""
-    where = _event_conditions(conn, query)
+    """A page of events (items and their event rows) and the total, in two statements (one when
+    the total is cached). Ordered as :func:`_order` says."""
     key = ("events", conn.engine.url.render_as_string(), *query.key())
     if generation is None:
         generation = read_generation(conn)
     total = _totals.get(key, generation)
     if total is None:
-        total = conn.execute(
-            sa.select(sa.func.count()).select_from(events.join(posts, posts.c.id == events.c.post_id)).where(*where)
-        ).scalar_one()
+        shape, params = event_shape(query)
+        if query.search:
+            where, params = _event_conditions(conn, query)
+            total = conn.execute(_count_statement(where), params).scalar_one()
+        else:
+            total = _COUNTS(conn.dialect.name, *shape).rows(conn, params)[0][0]
         _totals.put(key, generation, total)
     if not total:
         return [], {}, 0
-    order = (
-        [posts.c.date_local, posts.c.id] if query.include else [events.c.start_local, posts.c.date_local, posts.c.id]
-    )
-    if query.descending:
-        order = [column.desc() for column in order]
-    found, rows = ordered_rows(conn, query, order, limit=query.per_page, offset=(query.page - 1) * query.per_page)
+    found, rows = ordered_rows(conn, query, limit=query.per_page, offset=(query.page - 1) * query.per_page)
     return found, rows, total
 
 
 def ordered_rows(
-    conn: sa.Connection, query: EventQuery, order: list[Any], *, limit: int, offset: int
+    conn: sa.Connection, query: EventQuery, *, limit: int, offset: int, by_start: bool = False
 ) -> tuple[list[Item], dict[int, EventRow]]:
-    """``limit`` events of ``query`` from ``offset`` on, in ``order``, with their event rows. The
-    page's ids first, then their whole rows: a deep page or a search matching most events sorts
-    ids and dates, not every row's content and meta."""
-    page = (
-        sa.select(posts.c.id.label("page_id"))
-        .select_from(events.join(posts, posts.c.id == events.c.post_id))
-        .where(*_event_conditions(conn, query, paging=True))
-        .order_by(*order)
-        .limit(limit)
-        .offset(row_offset(offset))
-        .subquery("page")
-    )
-    rows = conn.execute(
-        sa.select(posts, *EVENT_COLUMNS)
-        .select_from(events.join(posts, posts.c.id == events.c.post_id).join(page, page.c.page_id == posts.c.id))
-        .order_by(*order)
-    ).all()
+    """``limit`` events of ``query`` from ``offset`` on, in its order (``by_start``: by start
+    whatever it includes), with their event rows."""
+    include, descending = bool(query.include) and not by_start, query.descending
+    if query.search:
+        where, params = _event_conditions(conn, query, paging=True)
+        statement = _page_statement(where, _order(include, descending))
+        rows: Sequence[Any] = conn.execute(statement, {**params, "limit": limit, "offset": row_offset(offset)}).all()
+    else:
+        shape, params = event_shape(query)
+        params["limit"], params["offset"] = limit, row_offset(offset)
+        rows = _PAGES(conn.dialect.name, include, descending, *shape).rows(conn, params)
     return [Item.from_row(row) for row in rows], {row.id: event_row(row) for row in rows}
 
 
@@ -504,22 +578,18 @@ def window_events(conn: sa.Connection, ctx: Context, query: EventQuery, *, limit
 
 
 def window_rows(conn: sa.Connection, query: EventQuery, *, limit: int, offset: int = 0) -> tuple[list[Item], dict[int, EventRow]]:
-    """The items and event rows of :func:`window_events`, without what they link to."""
-    order = [events.c.start_local, posts.c.date_local, posts.c.id]
-    if query.descending:
-        order = [column.desc() for column in order]
-    return ordered_rows(conn, query, order, limit=limit, offset=offset)
+    """The items and event rows of :func:`window_events`, without what they link to (by start,
+    even with ``include``)."""
+    return ordered_rows(conn, query, limit=limit, offset=offset, by_start=True)
 
 
 def any_event(conn: sa.Connection, query: EventQuery) -> bool:
     """Whether ``query`` matches at least one event (one index probe, no count)."""
-    found = conn.execute(
-        sa.select(events.c.post_id)
-        .select_from(events.join(posts, posts.c.id == events.c.post_id))
-        .where(*_event_conditions(conn, query))
-        .limit(1)
-    ).first()
-    return found is not None
+    if query.search:
+        where, params = _event_conditions(conn, query)
+        return conn.execute(_any_statement(where), params).first() is not None
+    shape, params = event_shape(query)
+    return bool(_ANY(conn.dialect.name, *shape).rows(conn, params))
 
 
 _longest: dict[str, tuple[int, dt.timedelta]] = {}

@@ -36,6 +36,7 @@ from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
 from ..store import textsearch
 from ..store.changes import record as record_change
+from ..store.fast import Shapes, bind_list, in_binds, padded_size
 from ..store.tables import row_offset, term_links, terms
 from . import object_terms
 from .slugs import sanitize_title, unique_slug
@@ -100,8 +101,12 @@ def _taxonomy_or_error(registry: ContentRegistry, name: str) -> Taxonomy:
 def _folded(conn: sa.Connection, column: Any) -> Any:
     """``column`` for case-insensitive ordering, in byte order on both databases (PostgreSQL's
     default collation would otherwise sort punctuation differently from SQLite)."""
+    return _folded_for(conn.dialect.name, column)
+
+
+def _folded_for(dialect: str, column: Any) -> Any:
     lowered = sa.func.lower(column)
-    return lowered.collate("C") if conn.dialect.name == "postgresql" else lowered
+    return lowered.collate("C") if dialect == "postgresql" else lowered
 
 
 def get_term(conn: sa.Connection, term_id: int, taxonomy: str | None = None) -> Term | None:
@@ -623,12 +628,17 @@ def get_object_terms(
     result: dict[int, dict[str, list[Term]]] = {object_id: {name: [] for name in names} for object_id in ids}
     if not ids or not names:
         return result
-    stmt = (
-        sa.select(term_links.c.object_id, *_COLUMNS)
-        .join(terms, terms.c.id == term_links.c.term_id)
-        .where(term_links.c.object_id.in_(ids), terms.c.taxonomy.in_(names))
-        .order_by(term_links.c.object_id, _folded(conn, terms.c.name), terms.c.id)
-    )
-    for row in conn.execute(stmt):
+    params = {**bind_list("object", ids), **bind_list("taxonomy", names)}
+    statement = _OBJECT_TERMS(conn.dialect.name, padded_size(len(ids)), padded_size(len(names)))
+    for row in statement.rows(conn, params):
         result[row.object_id][row.taxonomy].append(_term(row))
     return result
+
+
+# The terms of a page of objects, per dialect (the name ordering) and number of ids and taxonomies bound.
+_OBJECT_TERMS = Shapes(lambda dialect, objects, taxonomies: (
+    sa.select(term_links.c.object_id, *_COLUMNS)
+    .join(terms, terms.c.id == term_links.c.term_id)
+    .where(in_binds(term_links.c.object_id, "object", objects), in_binds(terms.c.taxonomy, "taxonomy", taxonomies))
+    .order_by(term_links.c.object_id, _folded_for(dialect, terms.c.name), terms.c.id)
+))

@@ -32,6 +32,7 @@ from ..content import rendering
 from ..content.items import Context, Item, now_utc, to_local
 from ..content.slugs import sanitize_title
 from ..rest.errors import RestError
+from ..store.fast import Shapes, bind_list, in_binds
 from ..store.tables import posts
 from .images import (
     IMAGE_FORMATS,
@@ -222,16 +223,18 @@ def _image_object(home: str, row: Any, storage: Storage | None = None) -> dict[s
     return found
 
 
+_IMAGE_ROWS = Shapes(lambda size: sa.select(posts.c.id, posts.c.meta).where(
+    in_binds(posts.c.id, "id", size), posts.c.type == "attachment", posts.c.mime_type.like("image/%")))
+
+
 def image_objects(conn: sa.Connection, home: str, ids: Iterable[int], *, storage: Storage | None = None) -> dict[int, Any]:
     """The image objects of these attachment ids, in one query (missing ids map to False). File
     addresses are ``storage``'s (None: those of the local uploads folder, served at ``home``)."""
     wanted = sorted({int(i) for i in ids if i})
     if not wanted:
         return {}
-    rows = conn.execute(
-        sa.select(posts.c.id, posts.c.meta).where(posts.c.id.in_(wanted), posts.c.type == "attachment",
-                                                  posts.c.mime_type.like("image/%"))
-    ).all()
+    params = bind_list("id", wanted)
+    rows = _IMAGE_ROWS(len(params)).rows(conn, params)
     found: dict[int, Any] = {i: False for i in wanted}
     for row in rows:
         found[row.id] = _image_object(home, row, storage)

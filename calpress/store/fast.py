@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
+
+_Compiled = tuple[str, "tuple[str, ...] | None", list[Any], type, dict[str, Any], dict[str, Callable[[Any], Any]]]
 
 
 class FastQuery:
@@ -23,15 +25,18 @@ class FastQuery:
 
     def __init__(self, statement: sa.Select) -> None:
         self.statement = statement
-        self._compiled: dict[str, tuple[str, tuple[str, ...] | None, list[Any], type, dict[str, Any]]] = {}
+        self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
-    def _compile(self, dialect: sa.Dialect) -> tuple[str, tuple[str, ...] | None, list[Any], type, dict[str, Any]]:
+    def _compile(self, dialect: sa.Dialect) -> _Compiled:
         found = self._compiled.get(dialect.name)
         if found is not None:
             return found
         with self._lock:
             compiled = self.statement.compile(dialect=dialect)
+            if "POSTCOMPILE" in compiled.string:
+                # an IN over a Python list: bind each value (in_binds) instead
+                raise ValueError("a FastQuery cannot expand IN lists at run time")
             positions = tuple(compiled.positiontup) if compiled.positional else None
             processors: list[Any] = []
             names: list[str] = []
@@ -42,7 +47,10 @@ class FastQuery:
             row_type = collections.namedtuple("FastRow", names, rename=True)  # type: ignore[misc]
             # Literal values of the statement (a LIMIT, a constant) are binds with defaults.
             defaults = {key: value for key, value in compiled.params.items() if value is not None}
-            found = (compiled.string, positions, processors, row_type, defaults)
+            # What SQLAlchemy does to a bound value before the driver sees it (a datetime as
+            # SQLite's stored text, a 64-bit clamp on ids), by parameter name.
+            binds = dict(compiled._bind_processors)
+            found = (compiled.string, positions, processors, row_type, defaults, binds)
             self._compiled[dialect.name] = found
             return found
 
@@ -52,8 +60,14 @@ class FastQuery:
 
     def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None) -> list[Any]:
         """All rows, on a driver (DBAPI) connection: for callers holding a pooled raw connection."""
-        sql, positions, processors, row_type, defaults = self._compile(dialect)
+        sql, positions, processors, row_type, defaults, binds = self._compile(dialect)
         bound: Any = {**defaults, **params} if params else defaults
+        if binds:
+            bound = dict(bound) if bound is defaults else bound
+            for name, process in binds.items():
+                value = bound.get(name)
+                if value is not None:
+                    bound[name] = process(value)
         if positions is not None:
             bound = tuple(bound[name] for name in positions)
         cursor = driver_connection.cursor()
@@ -75,3 +89,51 @@ class FastQuery:
 
     def __iter__(self) -> Iterator[Any]:  # pragma: no cover - guard against misuse
         raise TypeError("call .rows(conn, params) or .first(conn, params)")
+
+
+class Shapes:
+    """FastQueries of one family, built on first use per *shape*: a hashable key saying which
+    conditions a statement has and how many values each list of ids binds (``build(*shape)``
+    returns the SELECT, its values as bind parameters). A listing whose filters vary builds and
+    compiles each shape once, then runs it with new values like any FastQuery. Bounded: the key
+    space is small (filters present, power-of-two list sizes), and past ``limit`` shapes it
+    starts over."""
+
+    def __init__(self, build: Callable[..., sa.Select], limit: int = 512) -> None:
+        self._build = build
+        self._queries: dict[Hashable, FastQuery] = {}
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def __call__(self, *shape: Hashable) -> FastQuery:
+        found = self._queries.get(shape)
+        if found is None:
+            found = FastQuery(self._build(*shape))
+            with self._lock:
+                if len(self._queries) >= self._limit:
+                    self._queries.clear()
+                self._queries[shape] = found
+        return found
+
+
+def padded_size(count: int) -> int:
+    """The number of bind parameters a list of ``count`` values takes: the next power of two (at
+    least 1), so that lists of any length share a few statement shapes."""
+    size = 1
+    while size < count:
+        size *= 2
+    return size
+
+
+def in_binds(column: Any, name: str, size: int) -> Any:
+    """``column IN (:name_0, ... :name_{size-1})``, each bound with the column's type."""
+    return column.in_([sa.bindparam(f"{name}_{n}", type_=column.type) for n in range(size)])
+
+
+def bind_list(name: str, values: Sequence[Any], size: int | None = None) -> dict[str, Any]:
+    """The parameters of :func:`in_binds` for ``values`` (at least one), padded to ``size`` (by
+    default :func:`padded_size`) by repeating the last value, which leaves what IN matches as it is."""
+    if not values:
+        raise ValueError("an IN list needs at least one value")
+    size = padded_size(len(values)) if size is None else size
+    return {f"{name}_{n}": values[min(n, len(values) - 1)] for n in range(size)}

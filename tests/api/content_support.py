@@ -132,24 +132,33 @@ def set_option(app: Any, name: str, value: Any) -> None:
 
 @contextlib.contextmanager
 def statement_counter(app: Any) -> Iterator[list[str]]:
-    """Every SQL statement run while the block is open: SQLAlchemy's, seen by a
-    ``before_cursor_execute`` listener, and the compiled hot-path ones run by ``Site.query``."""
-    site = app.site
+    """Every SQL statement the app's site runs while the block is open (see :func:`engine_statements`)."""
+    with engine_statements(app.site.engine) as statements:
+        yield statements
+
+
+@contextlib.contextmanager
+def engine_statements(engine: sa.Engine) -> Iterator[list[str]]:
+    """Every SQL statement run while the block is open: SQLAlchemy's on ``engine``, seen by a
+    ``before_cursor_execute`` listener, and the compiled ones run straight on a driver connection
+    (``FastQuery``: ``Site.query``, the listings' shaped statements), whatever their engine."""
+    from calpress.store.fast import FastQuery
+
     statements: list[str] = []
 
     def on_execute(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
         statements.append(statement)
 
-    original = site.query
+    original = FastQuery.run
 
-    def counted_query(fast_query: Any, params: Any = None) -> Any:
+    def counted_run(fast_query: Any, *args: Any, **kwargs: Any) -> Any:
         statements.append(str(fast_query.statement))
-        return original(fast_query, params)
+        return original(fast_query, *args, **kwargs)
 
-    sa.event.listen(site.engine, "before_cursor_execute", on_execute)
-    site.query = counted_query
+    sa.event.listen(engine, "before_cursor_execute", on_execute)
+    FastQuery.run = counted_run  # type: ignore[method-assign]
     try:
         yield statements
     finally:
-        sa.event.remove(site.engine, "before_cursor_execute", on_execute)
-        site.query = original
+        sa.event.remove(engine, "before_cursor_execute", on_execute)
+        FastQuery.run = original  # type: ignore[method-assign]

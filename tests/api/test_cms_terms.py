@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from content_support import engine_statements
 
 from calpress.content import object_terms
 from calpress.content import terms as tx
@@ -501,19 +502,8 @@ def test_object_terms_for_a_page_of_posts_take_one_query(app: Any) -> None:
     items = [add_post(app) for _ in range(10)]
     for item in items[::2]:
         link_terms(app, item, "post_tag", [red.id, blue.id])
-    statements: list[str] = []
-
-    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            statements.append(statement)
-
-    engine = app.site.engine
-    sa.event.listen(engine, "before_cursor_execute", record)
-    try:
-        with app.site.read() as conn:
-            found = tx.get_object_terms(conn, items, ["category", "post_tag"])
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", record)
-    assert len(statements) == 1
+    with app.site.read() as conn, engine_statements(app.site.engine) as statements:
+        found = tx.get_object_terms(conn, items, ["category", "post_tag"])
+    assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
     assert [t.name for t in found[items[0]]["post_tag"]] == ["Blue", "red"]
     assert found[items[1]] == {"category": [], "post_tag": []}

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from content_support import engine_statements
 
 from calpress.app import build_registry
 from calpress.content import object_terms
@@ -253,17 +254,8 @@ def test_get_object_terms_reads_a_page_in_one_query(engine: sa.Engine) -> None:
         for item in items[:3]:
             object_terms.set_object_terms(conn, TAX["post_tag"], item, [zeta.id, alpha.id])
             object_terms.set_object_terms(conn, TAX["category"], item, [news.id])
-    statements: list[str] = []
-
-    def count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    with db.read_connection(engine) as conn:
-        sa.event.listen(engine, "before_cursor_execute", count)
-        try:
-            found = tx.get_object_terms(conn, items, ["category", "post_tag"])
-        finally:
-            sa.event.remove(engine, "before_cursor_execute", count)
+    with db.read_connection(engine) as conn, engine_statements(engine) as statements:
+        found = tx.get_object_terms(conn, items, ["category", "post_tag"])
     assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
     assert sorted(found) == sorted(items)
     assert [t.name for t in found[items[0]]["post_tag"]] == ["Alpha", "zeta"]  # by name, ignoring case

@@ -40,6 +40,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from textwrap import shorten
+from urllib.parse import urlsplit
 
 import httpx
 import sqlalchemy as sa
@@ -319,11 +320,47 @@ def code_under_test(before: str | None, database_url: str | None) -> Iterator[Co
 # -- load generators ---------------------------------------------------------------------------------
 
 
+# A wrk script that puts a new number in place of ``{n}`` in every request's path: each thread
+# counts from its own start in steps of the thread count, from an offset no other run used.
+_WRK_VARYING = """
+local threads = 0
+function setup(thread)
+  thread:set("tid", threads)
+  threads = threads + 1
+end
+function init(args)
+  n = %(offset)d + tid
+end
+function request()
+  n = n + %(threads)d
+  return wrk.format(nil, %(prefix)s .. n .. %(suffix)s)
+end
+"""
+WRK_THREADS = 2
+_wrk_offsets = itertools.count(1)
+
+
+def _lua_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def run_wrk(name: str, url: str, headers: dict[str, str], duration: int, connections: int) -> Result:
-    command = ["wrk", "-t", "2", "-c", str(connections), "-d", f"{duration}s", "--latency"]
+    """wrk against ``url``; a ``{n}`` in it becomes a number never sent before, request by request
+    (a URL no answer cache has seen)."""
+    command = ["wrk", "-t", str(WRK_THREADS), "-c", str(connections), "-d", f"{duration}s", "--latency"]
     for key, value in headers.items():
         command += ["-H", f"{key}: {value}"]
-    output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    with tempfile.TemporaryDirectory(prefix="calpress-wrk-") as folder:
+        if "{n}" in url:
+            parts = urlsplit(url)
+            path = parts.path + ("?" + parts.query if parts.query else "")
+            prefix, _, suffix = path.partition("{n}")
+            script = Path(folder) / "varying.lua"
+            script.write_text(_WRK_VARYING % {"offset": next(_wrk_offsets) * 100_000_000, "threads": WRK_THREADS,
+                                              "prefix": _lua_string(prefix), "suffix": _lua_string(suffix)})
+            command += ["-s", str(script)]
+            url = f"{parts.scheme}://{parts.netloc}/"
+        output = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     total = int(re.search(r"(\d+) requests in", output).group(1))
     errors = 0

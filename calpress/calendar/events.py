@@ -12,6 +12,7 @@ fixed number of statements; listings are :mod:`.listing`'s.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -101,6 +102,12 @@ def _number_text(value: float) -> str:
 def parse_cost(texts: Sequence[str]) -> tuple[list[str], str, str]:
     """(numeric values sorted as strings, symbol, position) found in cost texts. The symbol is
     the non-numeric text before ("prefix") or after ("postfix") the first number, if any."""
+    values, symbol, position = _parse_cost(tuple(texts))
+    return list(values), symbol, position
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_cost(texts: tuple[str, ...]) -> tuple[tuple[str, ...], str, str]:
     numbers: dict[float, str] = {}
     symbol = position = ""
     for text in texts:
@@ -116,7 +123,7 @@ def parse_cost(texts: Sequence[str]) -> tuple[list[str], str, str]:
                     symbol, position = before, "prefix"
                 elif after and not after[0].isalnum() and after[0] not in "-–.":
                     symbol, position = after, "postfix"
-    return [numbers[key] for key in sorted(numbers)], symbol, position
+    return tuple(numbers[key] for key in sorted(numbers)), symbol, position
 
 
 def format_cost(texts: Sequence[str], options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -546,5 +553,10 @@ def unlink_trashed(conn: sa.Connection, ctx: Context, item: Item) -> None:
 
 def global_id(home: str, item_id: int) -> str:
     """``host[/path]?id=N`` (calendar-api.md 2.6)."""
+    return f"{_global_id_base(home)}?id={item_id}"
+
+
+@functools.lru_cache(maxsize=64)
+def _global_id_base(home: str) -> str:
     parts = urlsplit(home)
-    return f"{parts.hostname or ''}{parts.path.rstrip('/')}?id={item_id}"
+    return f"{parts.hostname or ''}{parts.path.rstrip('/')}"

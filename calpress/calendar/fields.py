@@ -76,8 +76,15 @@ class LinkedKind:
     content_type: str
     fields: tuple[LinkedField, ...]
 
+    def __post_init__(self) -> None:
+        # of_kind's answers, kept on the (frozen) instance: representations ask on every row.
+        object.__setattr__(self, "_kinds", {})
+
     def of_kind(self, *kinds: str) -> tuple[LinkedField, ...]:
-        return tuple(f for f in self.fields if f.kind in kinds)
+        found = self._kinds.get(kinds)  # type: ignore[attr-defined]
+        if found is None:
+            found = self._kinds[kinds] = tuple(f for f in self.fields if f.kind in kinds)  # type: ignore[attr-defined]
+        return found
 
     @property
     def values(self) -> tuple[LinkedField, ...]:

@@ -7,10 +7,11 @@ so a page costs no statement per item.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..compat.timezones import timezone_abbr
@@ -30,10 +31,20 @@ EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_
 
 
 def date_details(value: dt.datetime) -> dict[str, str]:
-    # Four-digit years as PHP's Y (strftime's %Y writes "200" for the year 200).
-    parts = (f"{value.year:04d}", f"{value.month:02d}", f"{value.day:02d}", f"{value.hour:02d}", f"{value.minute:02d}",
-             f"{value.second:02d}")
-    return dict(zip(DETAIL_KEYS, parts, strict=True))
+    return _details_of(cal.db_datetime(value))
+
+
+def _details_of(text: str) -> dict[str, str]:
+    """The parts of a ``YYYY-MM-DD HH:MM:SS`` text (four-digit years, as PHP's Y)."""
+    return {"year": text[:4], "month": text[5:7], "day": text[8:10], "hour": text[11:13], "minutes": text[14:16],
+            "seconds": text[17:19]}
+
+
+def _dated(data: dict[str, Any], key: str, value: dt.datetime) -> None:
+    """``key`` and ``key_details`` of a date, formatted once."""
+    text = cal.db_datetime(value)
+    data[key] = text
+    data[key + "_details"] = _details_of(text)
 
 
 def _iso(value: dt.datetime, zone: dt.tzinfo) -> str:
@@ -46,7 +57,17 @@ def _html_block(raw: str) -> str:
 
 
 def _excerpt(raw: str) -> str:
-    return wpautop(wptexturize(raw)).strip() if raw.strip() else ""
+    if not raw.strip():
+        return ""
+    return _excerpt_cached(raw) if len(raw) < 20_000 else _render_excerpt(raw)
+
+
+def _render_excerpt(raw: str) -> str:
+    return wpautop(wptexturize(raw)).strip()
+
+
+# A pure function of the text (as rendering's own caches): a listing shows the same excerpts again.
+_excerpt_cached = functools.lru_cache(maxsize=2048)(_render_excerpt)
 
 
 def _ld_text(rendered: str) -> str:
@@ -79,6 +100,16 @@ class Builder:
     single: bool = False
     password: str | None = None
     can_edit: Callable[[Item], bool] | None = None
+    # What several events of a page share (a venue, an organizer, a term), built once per page.
+    _shared: dict[tuple[Any, ...], dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
+
+    def _once(self, key: tuple[Any, ...], build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """A copy of what ``build`` gives, built on the first call for ``key`` (the copy keeps one
+        event's answer from reaching into another's)."""
+        found = self._shared.get(key)
+        if found is None:
+            found = self._shared[key] = build()
+        return dict(found)
 
     # -- shared post fields --------------------------------------------------------------------
 
@@ -109,6 +140,9 @@ class Builder:
 
     def venue(self, item: Item, *, single: bool | None = None) -> dict[str, Any]:
         single = self.single if single is None else single
+        return self._once(("venue", item.id, single), lambda: self._venue(item, single))
+
+    def _venue(self, item: Item, single: bool) -> dict[str, Any]:
         data = self._post_fields(item)
         data["venue"] = rendering.render_title(item.title).strip()
         data["description"] = _html_block(item.content)
@@ -122,7 +156,7 @@ class Builder:
             data.update(geo)
         if single:
             data["json_ld"] = self._venue_ld(item, fields)
-        data = {key: value for key, value in data.items() if value not in ("", 0, False, None, [], {})}
+        data = {key: value for key, value in data.items() if value}  # "", 0, False, None, [] and {} left out
         for flag in VENUE.flags:
             data[flag.name] = bool(item.meta.get(flag.meta_key, True))
         data.update(self._global_ids(item))
@@ -150,6 +184,9 @@ class Builder:
 
     def organizer(self, item: Item, *, single: bool | None = None) -> dict[str, Any]:
         single = self.single if single is None else single
+        return self._once(("organizer", item.id, single), lambda: self._organizer(item, single))
+
+    def _organizer(self, item: Item, single: bool) -> dict[str, Any]:
         data = self._post_fields(item)
         data["organizer"] = rendering.render_title(item.title).strip()
         data["description"] = _html_block(item.content)
@@ -174,13 +211,13 @@ class Builder:
             })
             data["json_ld"] = ld
         data.update(self._global_ids(item))
-        return {key: value for key, value in data.items() if value not in ("", 0, False, None, [], {})}
+        return {key: value for key, value in data.items() if value}  # "", 0, False, None, [] and {} left out
 
     # -- terms ---------------------------------------------------------------------------------
 
     def term(self, term: Any) -> dict[str, Any]:
         """A term as events embed it (calendar-api.md 2.4 a)."""
-        return embedded_term(term, self.url)
+        return self._once(("term", term.id), lambda: embedded_term(term, self.url))
 
     # -- event ---------------------------------------------------------------------------------
 
@@ -212,14 +249,10 @@ class Builder:
         data["slug"] = item.slug
         data["image"] = self.image(item)
         data["all_day"] = row.all_day
-        data["start_date"] = cal.db_datetime(row.start_local)
-        data["start_date_details"] = date_details(row.start_local)
-        data["end_date"] = cal.db_datetime(row.end_local)
-        data["end_date_details"] = date_details(row.end_local)
-        data["utc_start_date"] = cal.db_datetime(row.start_utc)
-        data["utc_start_date_details"] = date_details(row.start_utc)
-        data["utc_end_date"] = cal.db_datetime(row.end_utc)
-        data["utc_end_date_details"] = date_details(row.end_utc)
+        _dated(data, "start_date", row.start_local)
+        _dated(data, "end_date", row.end_local)
+        _dated(data, "utc_start_date", row.start_utc)
+        _dated(data, "utc_end_date", row.end_utc)
         data["timezone"] = zone_name
         data["timezone_abbr"] = timezone_abbr(zone, row.start_local)
         data["cost"] = cost

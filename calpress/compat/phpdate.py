@@ -16,8 +16,9 @@ __all__ = ["format_php", "mysql_datetime"]
 def mysql_datetime(value: datetime, sep: str = " ") -> str:
     """``YYYY-MM-DD HH:MM:SS`` (with ``sep`` between date and time), the zone ignored. The year
     has four digits at least, as PHP's ``Y``: strftime's ``%Y`` gives "200" for the year 200."""
-    return (f"{value.year:04d}-{value.month:02d}-{value.day:02d}{sep}"
-            f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}")
+    # isoformat pads the year to four digits and adds a fraction or a zone only after these 19
+    # characters; it is several times faster than formatting the six fields.
+    return value.isoformat(sep)[:19]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

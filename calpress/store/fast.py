@@ -76,12 +76,18 @@ class FastQuery:
             raw_rows = cursor.fetchall()
         finally:
             cursor.close()
-        if not any(processors):
-            return [row_type(*row) for row in raw_rows]
-        return [
-            row_type(*[proc(value) if proc is not None and value is not None else value for proc, value in zip(processors, row)])
-            for row in raw_rows
-        ]
+        converted = [(index, proc) for index, proc in enumerate(processors) if proc is not None]
+        if not converted:
+            return [row_type._make(row) for row in raw_rows]
+        rows = []
+        for raw in raw_rows:
+            values = list(raw)
+            for index, proc in converted:
+                value = values[index]
+                if value is not None:
+                    values[index] = proc(value)
+            rows.append(row_type._make(values))
+        return rows
 
     def first(self, conn: sa.Connection, params: dict[str, Any] | None = None) -> Any:
         found = self.rows(conn, params)

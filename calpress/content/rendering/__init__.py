@@ -73,8 +73,18 @@ def render_title(raw: str) -> str:
     "WordPress" spelling). No ``Protected:``/``Private:`` prefix, as in the REST API."""
     if not raw:
         return ""
+    if len(raw) < 2_000:
+        return _render_title_cached(raw)
+    return _render_title(raw)
+
+
+def _render_title(raw: str) -> str:
     text = convert_chars(wptexturize(raw)).strip(PHP_TRIM)
     return capital_p_dangit(text, title=True)
+
+
+# A pure function of the text: listings show the same titles (events, their venues) again and again.
+_render_title_cached = functools.lru_cache(maxsize=4096)(_render_title)
 
 
 def _content_filters(text: str, *, autop: bool) -> str:
@@ -103,6 +113,7 @@ def clear_render_cache() -> None:
     """Forget cached renderings (after changing a registry of this package)."""
     _render_content_cached.cache_clear()
     _render_excerpt_cached.cache_clear()
+    _render_title_cached.cache_clear()
 
 
 def _cacheable(text: str, ctx: RenderContext | None) -> bool:

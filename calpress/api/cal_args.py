@@ -121,8 +121,7 @@ def existing(content_type: str) -> Check:
         if not items or not all(isinstance(i, int) or (isinstance(i, str) and _INT.fullmatch(i)) for i in items):
             return False
         ids = {int(i) for i in items}
-        with site_of(request).read() as conn:
-            return cal.existing_ids(conn, content_type, ids) == ids
+        return cal.existing_ids_on(site_of(request), content_type, ids) == ids
 
     return check
 
@@ -193,8 +192,7 @@ def linked_value(content_type: str, *, many: bool) -> Check:
         ids = event_input.linked_value_ids(content_type, value, many=many)
         if not ids:
             return ids is not None
-        with site_of(request).read() as conn:
-            return cal.existing_ids(conn, content_type, ids) == ids
+        return cal.existing_ids_on(site_of(request), content_type, ids) == ids
 
     return check
 

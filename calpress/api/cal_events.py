@@ -90,20 +90,23 @@ def get_event(request: RestRequest) -> Any:
 # -- writing --------------------------------------------------------------------------------------
 
 
-def _save(request: RestRequest, existing: Item | None) -> Item:
-    """Create or update an event: remote images downloaded first (each URL once per request),
-    then the typed input read and saved in one write transaction."""
+def _save(request: RestRequest, existing: Item | None) -> dict[str, Any]:
+    """Create or update an event and answer with it: remote images downloaded first (each URL
+    once per request), then the typed input read and saved, and what the answer embeds read, in
+    one write transaction (the event row as just written, not read back)."""
     ctx = args.ctx_of(request)
     scope = scope_of(request)
     data = args.write_data(request)
     for value in event_input.image_values(data):
         attachments.check_image(scope.site, ctx, value, request.user, scope.images)
     with scope.site.write() as conn:
-        return cal.save_event(conn, ctx, event_input.event_input(conn, ctx, data, existing, images=scope.images), existing)
+        item, row = cal.write_event(conn, ctx, event_input.event_input(conn, ctx, data, existing, images=scope.images), existing)
+        loaded = cal.load_items(conn, ctx, [item], event_rows={item.id: row})
+    return args.builder(request, loaded).event(item)
 
 
 def create_event(request: RestRequest) -> Any:
-    return RestResponse(show_event(request, _save(request, None), single=False), status=201)
+    return RestResponse(_save(request, None), status=201)
 
 
 def _event_for_write(request: RestRequest) -> Any:
@@ -125,7 +128,7 @@ def update_event(request: RestRequest) -> Any:
     found = _event_for_write(request)
     if isinstance(found, RestError):
         return found
-    return show_event(request, _save(request, found), single=False)
+    return _save(request, found)
 
 
 def delete_event(request: RestRequest) -> Any:

@@ -429,12 +429,16 @@ class ContentController:
         if not _php_empty(request.get_param("id")):
             raise RestError("rest_post_exists", "Cannot create existing post.", status=400)
         changes = self.changes_from(request, None)
+        request.set_param("context", "edit")
         with self.site.write() as conn:
             item = item_service.create_item(conn, context_of(request), self.type, changes)
+            # What the answer needs, read in the same transaction; a new item has no revisions,
+            # and a slug made from its title now is the one its title would get (generated_slug).
+            from_title = changes.slug is None and bool(item.title) and bool(item.slug)
+            related = self.representation.related(conn, request, [item], new=True,
+                                                  generated={item.id: item.slug} if from_title else None)
         scope_of(request).remember(item)
-        request.set_param("context", "edit")
-        with self.site.read() as conn:
-            data = self.representation.prepare(request, item, self.representation.related(conn, request, [item]))
+        data = self.representation.prepare(request, item, related)
         location = request.url_for(f"{self.route_name}.item", id=item.id)
         return RestResponse(data, 201, {"Location": location})
 

@@ -35,8 +35,12 @@ class ContentRepresentation:
         self.is_blocks = schema.type.name == "wp_block"
         self._subfields: dict[tuple[str, str], frozenset[str]] = {}
 
-    def related(self, conn: Any, request: RestRequest, found: list[Item]) -> Related:
-        """What the representation of these items needs beyond their rows, loaded per page."""
+    def related(
+        self, conn: Any, request: RestRequest, found: list[Item], *, new: bool = False, generated: dict[int, str] | None = None
+    ) -> Related:
+        """What the representation of these items needs beyond their rows, loaded per page.
+        ``new``: the items were just created (they have no revisions to count); ``generated``:
+        their ``generated_slug`` values when the caller knows them."""
         if not found:
             return Related()
         context = request.get_param("context") or "view"
@@ -49,13 +53,15 @@ class ContentRepresentation:
             self.type,
             found,
             terms=want_terms,
-            revisions=want_links and (self.type.core_like or self.type.supports_feature("revisions")),
+            revisions=want_links and not new and (self.type.core_like or self.type.supports_feature("revisions")),
             media=want_links or "class_list" in shown,
             uris=wants_field(request, "link") or "permalink_template" in shown,
         )
         if "_embed" in request.query and (authors := [item.author for item in found if item.author]):
             self._preload_authors(conn, request, found, authors)
-        if "permalink_template" in shown or "generated_slug" in shown:
+        if generated is not None:
+            related.generated = dict(generated)
+        elif "permalink_template" in shown or "generated_slug" in shown:
             related.generated = item_service.generated_slugs(conn, context_of(request), self.type, found)
         scope = scope_of(request)
         for media in related.media.values():

@@ -259,6 +259,20 @@ def slug_to_id(conn: sa.Connection, content_type: str, slug: str) -> int | None:
     return live[0] if live else rows[0].id
 
 
+_EXISTING = Shapes(lambda size: sa.select(posts.c.id).where(
+    posts.c.type == sa.bindparam("type", type_=posts.c.type.type), in_binds(posts.c.id, "id", size)))
+
+
+def existing_ids_on(site: Any, content_type: str, ids: Iterable[int]) -> set[int]:
+    """:func:`existing_ids` as one statement on the site's query connection (no transaction of
+    its own): what an argument check asks before a write."""
+    wanted = sorted({int(i) for i in ids})
+    if not wanted:
+        return set()
+    params = {"type": content_type, **bind_list("id", wanted)}
+    return {row.id for row in site.query(_EXISTING(len(params) - 1), params)}
+
+
 def existing_ids(conn: sa.Connection, content_type: str, ids: Iterable[int]) -> set[int]:
     wanted = {int(i) for i in ids}
     if not wanted:
@@ -477,6 +491,12 @@ def _set_links(conn: sa.Connection, event_id: int, links: dict[str, list[int]], 
 def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item | None = None) -> Item:
     """Create or update an event in the caller's transaction: the item, its event row, links,
     terms and meta mirror."""
+    return write_event(conn, ctx, data, before)[0]
+
+
+def write_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item | None = None) -> tuple[Item, EventRow]:
+    """:func:`save_event`, also returning the event row as stored (for an answer built without
+    reading it back)."""
     row_before = get_event_row(conn, before.id) if before is not None else None
     times = event_times(ctx, data, row_before)
     terms: dict[str, list[int]] = {}
@@ -516,7 +536,7 @@ def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item
         conn.execute(_UPDATE_EVENT, {"event_id": item.id, **values})
     links = {kind: ids for kind, ids in (("venue", data.venues), ("organizer", data.organizers)) if ids is not None}
     _set_links(conn, item.id, links, new_event=row_before is None)
-    return item
+    return item, EventRow(timezone=zone_name or "", **{k: v for k, v in values.items() if k != "timezone"})
 
 
 def trash(conn: sa.Connection, ctx: Context, item: Item) -> Item:

@@ -87,13 +87,15 @@ def term_ids(conn: sa.Connection, ctx: Context, taxonomy: str, value: Any, resol
     and created when missing. Duplicates and blanks dropped, order kept."""
     definition = ctx.registry.taxonomies[taxonomy]
     ids: list[int] = []
-    for entry in as_list(value):
-        text = str(entry).strip()
+    entries = [(entry, str(entry).strip()) for entry in as_list(value)]
+    numbers = {int(text) for entry, text in entries if text and (isinstance(entry, int) or text.isdigit())}
+    # the terms given by id, in one statement
+    known = {term.id for term in term_store.get_terms(conn, numbers).values() if term.taxonomy == taxonomy} if numbers else set()
+    for entry, text in entries:
         if not text:
             continue
         if isinstance(entry, int) or text.isdigit():
-            term = term_store.get_term(conn, int(text), taxonomy)
-            found = term.id if term is not None else None
+            found = int(text) if int(text) in known else None
         elif resolved is not None and ("term", taxonomy, text) in resolved:
             found = resolved["term", taxonomy, text]
         else:

@@ -41,6 +41,11 @@ _OBJECT_TERMS_OF_TAXONOMY = (
 _UNLINK = sa.delete(term_links).where(term_links.c.object_id == sa.bindparam("object_id"),
                                       term_links.c.term_id.in_(sa.bindparam("ids", expanding=True)))
 _LINK = sa.insert(term_links)
+_LINK_IF_TERM = sa.insert(term_links).from_select(
+    ["object_id", "term_id", "position"],
+    sa.select(sa.bindparam("object_id", type_=term_links.c.object_id.type), terms.c.id, sa.literal(0, term_links.c.position.type))
+    .where(terms.c.id == sa.bindparam("term_id"), terms.c.taxonomy == sa.bindparam("taxonomy")),
+)
 
 
 def set_object_terms(
@@ -63,18 +68,25 @@ def set_object_terms(
     ids linked, in the order given."""
     record_change(conn, "item", "terms", object_id)
     wanted = list(dict.fromkeys(int(i) for i in term_ids if int(i) > 0))
-    valid: set[int] = set(wanted) if checked else set()
-    if wanted and not checked:
-        valid = set(conn.execute(_TERMS_OF_TAXONOMY, {"ids": wanted, "taxonomy": taxonomy.name}).scalars().all())
-    linked = [term_id for term_id in wanted if term_id in valid]
-    previous = [] if new_object else (
-        conn.execute(_OBJECT_TERMS_OF_TAXONOMY, {"object_id": object_id, "taxonomy": taxonomy.name}).scalars().all()
-    )
-    if previous:
-        conn.execute(_UNLINK, {"object_id": object_id, "ids": list(previous)})
-    if linked:
-        conn.execute(_LINK, [{"object_id": object_id, "term_id": term_id, "position": index}
-                             for index, term_id in enumerate(linked)])
+    if new_object and not checked and len(wanted) == 1:
+        # One term for a new object (the default category of a new post): linked only if it is
+        # a term of the taxonomy, checked and linked in one statement.
+        inserted = conn.execute(_LINK_IF_TERM, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name})
+        linked = wanted if inserted.rowcount else []
+        previous: list[int] = []
+    else:
+        valid: set[int] = set(wanted) if checked else set()
+        if wanted and not checked:
+            valid = set(conn.execute(_TERMS_OF_TAXONOMY, {"ids": wanted, "taxonomy": taxonomy.name}).scalars().all())
+        linked = [term_id for term_id in wanted if term_id in valid]
+        previous = [] if new_object else list(
+            conn.execute(_OBJECT_TERMS_OF_TAXONOMY, {"object_id": object_id, "taxonomy": taxonomy.name}).scalars().all()
+        )
+        if previous:
+            conn.execute(_UNLINK, {"object_id": object_id, "ids": list(previous)})
+        if linked:
+            conn.execute(_LINK, [{"object_id": object_id, "term_id": term_id, "position": index}
+                                 for index, term_id in enumerate(linked)])
     changed = set(previous) ^ set(linked)
     if not changed or (new_object and counted is False):
         return linked

@@ -375,8 +375,8 @@ def _save(
     _save_terms(conn, ctx, content_type, item, changes, creating)
     if not creating and (previous_status == "publish") != (item.status == "publish"):
         object_terms.recount_objects(conn, ctx.registry, [item.id])
-    if changes.sticky is not None and content_type.name == "post":
-        set_sticky(conn, ctx, item.id, changes.sticky)
+    if changes.sticky is not None and content_type.name == "post" and (changes.sticky or not creating):
+        set_sticky(conn, ctx, item.id, changes.sticky)  # a new item is in no sticky list to leave
     if not creating and store_revision:
         from .. import revisions  # it builds on this module
 

@@ -190,10 +190,11 @@ class Side:
         return subprocess.run([sys.executable, "-m", "calpress", *args], env=self.env(), cwd=self.source,
                               check=True, capture_output=True, text=True).stdout.strip()
 
-    def serve(self) -> Server:
-        """Start ``calpress serve`` (one worker) on a free port and wait until it answers."""
+    def serve(self, workers: int = 1) -> Server:
+        """Start ``calpress serve`` (one worker unless told) on a free port and wait until it answers."""
         port = free_port()
-        env = self.env(CALPRESS_HOST="127.0.0.1", CALPRESS_PORT=str(port), CALPRESS_WORKERS="1", CALPRESS_ENVIRONMENT="local")
+        env = self.env(CALPRESS_HOST="127.0.0.1", CALPRESS_PORT=str(port), CALPRESS_WORKERS=str(workers),
+                       CALPRESS_ENVIRONMENT="local")
         process = subprocess.Popen([sys.executable, "-m", "calpress", "serve"], env=env, cwd=self.source,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base = f"http://127.0.0.1:{port}"

@@ -1,0 +1,361 @@
+"""Writes and a mixed workload (issue 14), against the bare Falcon baseline in the same run.
+
+    .venv/bin/python bench/workload.py [--duration 10] [--events 1000] [--workers 1,2,4]
+                                       [--database-url postgresql://postgres@127.0.0.1/test]
+
+Two measurements, on SQLite and, with --database-url, on PostgreSQL too (a new schema per site,
+dropped at the end), each on a new site seeded with ``seed-demo --events N`` and 30 posts:
+
+* **creates**: 16 connections creating posts as fast as they are answered (unique titles,
+  published, an application password's Basic auth on every request), on 2 server workers;
+  reported as creations/s beside the baseline's requests/s. Goal: >= 300/s on SQLite,
+  >= 250/s on PostgreSQL.
+* **mixed**: 8 connections, each request drawn at random: 70% event lists with varied filters
+  (page size, page, a start date, a category, featured, a search word: some combinations
+  repeat, most do not, so the answer cache serves some), 20% single items (an event or a post),
+  10% writes (creates and updates of events and posts, half each). Run with 1, 2 and 4 server
+  workers (--workers); reported as requests/s, p50 and p99 overall and per kind, and errors.
+  Goals: no errors; the event lists' p99 under 50 ms on 2 workers.
+
+The load generator is a small asyncio HTTP/1.1 client in this process (keep-alive connections,
+one request at a time each, latencies taken per request and kind), the same one measuring the
+baseline, so the ratio compares like with like. It shares the machine with the servers, as wrk
+does in the other benchmarks. The exit code is non-zero when a goal is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
+    Side,
+    free_port,
+    side_databases,
+    start_baseline,
+    stop,
+    wait_ready,
+)
+
+CREATE_GOALS = {"sqlite": 300.0, "postgresql": 250.0}
+LIST_P99_MS = 50.0
+WRITERS = 16
+MIXED_CONNECTIONS = 8
+SEARCH_WORDS = ("music", "film", "talk", "market", "night", "open", "garden")
+
+# One request: (kind, method, path with query, body or None, authenticated).
+Request = tuple[str, str, str, bytes | None, bool]
+
+
+# -- a small HTTP/1.1 client ---------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Latencies (seconds) per kind of request, and errors (status >= 400 or a broken connection)."""
+
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    statuses: dict[int, int] = field(default_factory=dict)
+    failed: list[str] = field(default_factory=list)  # the first few failed requests, to show
+
+
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
+    """Read one response: (status, whether the connection stays open)."""
+    status_line = await reader.readline()
+    if not status_line:
+        raise ConnectionError("connection closed")
+    status = int(status_line.split(b" ", 2)[1])
+    length, chunked, keep = 0, False, True
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = line.partition(b":")
+        name = name.strip().lower()
+        if name == b"content-length":
+            length = int(value.strip())
+        elif name == b"transfer-encoding" and b"chunked" in value.lower():
+            chunked = True
+        elif name == b"connection" and value.strip().lower() == b"close":
+            keep = False
+    if chunked:
+        while True:
+            size = int((await reader.readline()).split(b";")[0], 16)
+            await reader.readexactly(size + 2)
+            if size == 0:
+                break
+    elif length:
+        await reader.readexactly(length)
+    return status, keep
+
+
+async def _connection(host: str, port: int, auth: str, draw: Callable[[], Request], stop_at: float, tally: Tally) -> None:
+    reader = writer = None
+    while time.monotonic() < stop_at:
+        kind, method, path, body, authed = draw()
+        if writer is None:
+            reader, writer = await asyncio.open_connection(host, port)
+        head = [f"{method} {path} HTTP/1.1", f"Host: {host}:{port}"]
+        if authed:
+            head.append(f"Authorization: {auth}")
+        if body is not None:
+            head += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
+        started = time.perf_counter()
+        try:
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + (body or b""))
+            status, keep = await _read_response(reader)
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError):
+            status, keep = 599, False
+        tally.latencies.setdefault(kind, []).append(time.perf_counter() - started)
+        tally.statuses[status] = tally.statuses.get(status, 0) + 1
+        if status >= 400:
+            tally.errors[kind] = tally.errors.get(kind, 0) + 1
+            if len(tally.failed) < 5:
+                tally.failed.append(f"{status} {method} {path}")
+        if not keep:
+            writer.close()
+            reader = writer = None
+    if writer is not None:
+        writer.close()
+
+
+def load(base: str, draw: Callable[[], Request], connections: int, duration: float, auth: str = "") -> tuple[Tally, float]:
+    """Run ``connections`` keep-alive connections against ``base`` for ``duration`` seconds:
+    (tally, elapsed seconds)."""
+    parts = urlsplit(base)
+    tally = Tally()
+
+    async def main() -> float:
+        started = time.monotonic()
+        stop_at = started + duration
+        await asyncio.gather(*(_connection(parts.hostname, parts.port, auth, draw, stop_at, tally) for _ in range(connections)))
+        return time.monotonic() - started
+
+    return tally, asyncio.run(main())
+
+
+def quantile_ms(values: list[float], q: int) -> float:
+    if not values:
+        return 0.0
+    if len(values) == 1:
+        return values[0] * 1000
+    return statistics.quantiles(values, n=100)[q - 1] * 1000
+
+
+# -- sites --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Site:
+    side: Side
+    auth: str
+    events: list[int]
+    posts: list[int]
+    categories: list[int]
+
+
+def seed(side: Side, events: int) -> str:
+    """seed-demo and an administrator with an application password: its Basic auth value."""
+    side.cli("seed-demo", "--events", str(events), "--seed", "1", "--quiet")
+    side.cli("user", "create", "bench", "bench@example.test", "--role=administrator")
+    password = side.cli("user", "application-password", "create", "bench", "workload", "--porcelain")
+    return "Basic " + base64.b64encode(f"bench:{password}".encode()).decode()
+
+
+def discover(base: str, auth: str) -> tuple[list[int], list[int], list[int]]:
+    """Event, post and category ids of a served site (30 posts created when it has fewer)."""
+    api = base + "/wp-json"
+    headers = {"Authorization": auth}
+    events = [e["id"] for page in (1, 2) for e in httpx.get(f"{api}/cal/events/v1/events?per_page=50&page={page}").json()["events"]]
+    posts = [p["id"] for p in httpx.get(f"{api}/cms/v2/posts?per_page=30").json()]
+    for number in range(len(posts), 30):
+        created = httpx.post(f"{api}/cms/v2/posts", headers=headers,
+                             json={"title": f"Workload post {number}", "content": "<p>Text.</p>", "status": "publish"})
+        if created.status_code != 201:
+            raise SystemExit(f"could not create a post: {created.status_code} {created.text[:200]}")
+        posts.append(created.json()["id"])
+    categories = [c["id"] for c in httpx.get(f"{api}/cal/events/v1/categories?per_page=50").json().get("categories", [])]
+    if not events or not categories:
+        raise SystemExit("the seeded site has no events or no categories")
+    return events, posts, categories
+
+
+@contextmanager
+def serving(side: Side, workers: int) -> Iterator[str]:
+    server = side.serve(workers)
+    try:
+        yield server.base
+    finally:
+        stop(server.process)
+
+
+# -- what is asked --------------------------------------------------------------------------------
+
+
+def creates() -> Callable[[], Request]:
+    counter = iter(range(10**9))
+
+    def draw() -> Request:
+        body = json.dumps({"title": f"Bench create {next(counter)} {random.random():.9f}", "status": "publish"}).encode()
+        return "create post", "POST", "/wp-json/cms/v2/posts", body, True
+
+    return draw
+
+
+def mixed(site: Site, rng: random.Random) -> Callable[[], Request]:
+    counter = iter(range(10**9))
+
+    def event_list() -> Request:
+        query = [f"per_page={rng.choice((5, 10, 10, 20))}"]
+        if rng.random() < 0.5:
+            query.append(f"start_date=2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
+        narrowed = False
+        if rng.random() < 0.25:
+            query.append(f"categories={rng.choice(site.categories)}")
+            narrowed = True
+        if rng.random() < 0.1:
+            query.append("featured=true")
+            narrowed = True
+        if rng.random() < 0.1:
+            query.append(f"search={quote(rng.choice(SEARCH_WORDS))}")
+            narrowed = True
+        # Later pages only of the wide listings: a narrowed one may have a single page, and a
+        # page past the last is a 404 (event-archive-page-not-found), which would count as an error.
+        query.append(f"page={1 if narrowed else rng.choice((1, 1, 1, 2, 3))}")
+        return "event list", "GET", "/wp-json/cal/events/v1/events?" + "&".join(query), None, False
+
+    def single() -> Request:
+        if rng.random() < 0.5:
+            return "single", "GET", f"/wp-json/cal/events/v1/events/{rng.choice(site.events)}", None, False
+        return "single", "GET", f"/wp-json/cms/v2/posts/{rng.choice(site.posts)}", None, False
+
+    def write() -> Request:
+        n = next(counter)
+        choice = rng.random()
+        if choice < 0.25:
+            day = rng.randint(1, 28)
+            body = {"title": f"Workload event {n}", "start_date": f"2027-03-{day:02d} 10:00:00",
+                    "end_date": f"2027-03-{day:02d} 12:00:00", "categories": [rng.choice(site.categories)], "status": "publish"}
+            return "write", "POST", "/wp-json/cal/events/v1/events", json.dumps(body).encode(), True
+        if choice < 0.5:
+            body = {"title": f"Workload post {n}", "content": "<p>New.</p>", "status": "publish"}
+            return "write", "POST", "/wp-json/cms/v2/posts", json.dumps(body).encode(), True
+        if choice < 0.75:
+            body = {"title": f"Renamed event {n}"}
+            return "write", "POST", f"/wp-json/cal/events/v1/events/{rng.choice(site.events)}", json.dumps(body).encode(), True
+        body = {"title": f"Renamed post {n}"}
+        return "write", "POST", f"/wp-json/cms/v2/posts/{rng.choice(site.posts)}", json.dumps(body).encode(), True
+
+    def draw() -> Request:
+        roll = rng.random()
+        return event_list() if roll < 0.7 else single() if roll < 0.9 else write()
+
+    return draw
+
+
+# -- the run --------------------------------------------------------------------------------------
+
+
+def baseline_rate(url: str, connections: int, duration: float) -> float:
+    path = urlsplit(url).path
+    base = url[: -len(path)]
+    tally, elapsed = load(base, lambda: ("baseline", "GET", path, None, False), connections, duration)
+    return sum(len(v) for v in tally.latencies.values()) / elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=10)
+    parser.add_argument("--events", type=int, default=1000)
+    parser.add_argument("--workers", default="1,2,4", help="worker counts of the mixed workload")
+    parser.add_argument("--database-url", default=None, help="PostgreSQL URL: also measure there (a new schema per site)")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    worker_counts = [int(w) for w in args.workers.split(",")]
+    databases = ["sqlite"] + (["postgresql"] if args.database_url else [])
+    failed = False
+    results: list[dict] = []
+    with ExitStack() as stack:
+        port = free_port()
+        baseline = start_baseline(port)
+        stack.callback(stop, baseline)
+        baseline_url = f"http://127.0.0.1:{port}/things/1"
+        wait_ready(baseline_url, baseline)
+        urls = stack.enter_context(side_databases(args.database_url, ["workload"])) if args.database_url else {}
+        print(f"{args.duration:.0f}s per measurement; {args.events:,} events seeded; client: asyncio in this process")
+        print(f"\n{'measurement':<44} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}  {'ratio':>7}  goal")
+        for database in databases:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"calpress-workload-{database}-"))
+            side = Side(database, folder, urls.get("workload") if database == "postgresql" else None)
+            auth = seed(side, args.events)
+            with serving(side, 2) as base:
+                events, posts, categories = discover(base, auth)
+                site = Site(side, auth, events, posts, categories)
+                base_rps = baseline_rate(baseline_url, WRITERS, args.duration)
+                tally, elapsed = load(base, creates(), WRITERS, args.duration, auth)
+            made = len(tally.latencies.get("create post", []))
+            rate = made / elapsed
+            goal = CREATE_GOALS[database]
+            ok = rate >= goal and not tally.errors
+            for failure in tally.failed:
+                print(f"    failed: {failure}")
+            failed |= not ok
+            name = f"{database}: creates, {WRITERS} writers, 2 workers"
+            lat = tally.latencies.get("create post", [])
+            print(f"{name:<44} {rate:>8.0f} {quantile_ms(lat, 50):>8.2f} {quantile_ms(lat, 99):>8.2f} "
+                  f"{sum(tally.errors.values()):>7}  {rate / base_rps:>6.1%}  >= {goal:.0f}/s {'ok' if ok else 'MISSED'}"
+                  f"  (baseline {base_rps:.0f} req/s)")
+            results.append({"database": database, "measurement": "creates", "per_second": rate, "errors": tally.errors,
+                            "baseline_requests_per_second": base_rps})
+            for workers in worker_counts:
+                with serving(side, workers) as base:
+                    base_rps = baseline_rate(baseline_url, MIXED_CONNECTIONS, args.duration)
+                    tally, elapsed = load(base, mixed(site, random.Random(workers)), MIXED_CONNECTIONS, args.duration, auth)
+                everything = [x for values in tally.latencies.values() for x in values]
+                rate = len(everything) / elapsed
+                errors = sum(tally.errors.values())
+                lists = tally.latencies.get("event list", [])
+                list_p99 = quantile_ms(lists, 99)
+                verdict = "" if errors == 0 else "ERRORS"
+                if workers == 2:
+                    ok = list_p99 < LIST_P99_MS and errors == 0
+                    failed |= not ok
+                    verdict = f"event-list p99 < {LIST_P99_MS:.0f} ms {'ok' if ok else 'MISSED'}"
+                elif errors:
+                    failed = True
+                name = f"{database}: mixed, {MIXED_CONNECTIONS} connections, {workers} worker{'s' if workers > 1 else ''}"
+                print(f"{name:<44} {rate:>8.0f} {quantile_ms(everything, 50):>8.2f} {quantile_ms(everything, 99):>8.2f} "
+                      f"{errors:>7}  {rate / base_rps:>6.1%}  {verdict}")
+                for failure in tally.failed:
+                    print(f"    failed: {failure}")
+                for kind in ("event list", "single", "write"):
+                    values = tally.latencies.get(kind, [])
+                    print(f"{'    ' + kind:<44} {len(values) / elapsed:>8.0f} {quantile_ms(values, 50):>8.2f} "
+                          f"{quantile_ms(values, 99):>8.2f} {tally.errors.get(kind, 0):>7}")
+                results.append({"database": database, "measurement": "mixed", "workers": workers, "requests_per_second": rate,
+                                "p50_ms": quantile_ms(everything, 50), "p99_ms": quantile_ms(everything, 99),
+                                "event_list_p99_ms": list_p99, "errors": tally.errors, "statuses": tally.statuses,
+                                "baseline_requests_per_second": base_rps})
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -51,6 +51,9 @@ TARGETS = {
     "GET /": 0.25,
     "GET /cms/v2/users/me (app password)": 0.20,
     "GET /cms/v2/posts (10 items, view)": 0.10,
+    "GET /cms/v2/posts (10 items, cache defeated)": 0.10,
+    "GET /cms/v2/pages (10 items, cache defeated)": None,
+    "GET / (cache defeated)": None,
 }
 BASELINE = "baseline: bare Falcon JSON"
 # With --before: the lowest median after/before requests/s ratio accepted for a target.
@@ -558,18 +561,19 @@ def report_after_before(slower: Sequence[str], ref: str, tolerance: float) -> No
 
 def seed_site(side: Side, base: str, login: str) -> dict[str, str]:
     """The same data on every side: an administrator with an application password, and enough
-    published posts for a full page of 10. Returns the Authorization header."""
+    published posts and pages for a full page of 10 each. Returns the Authorization header."""
     side.cli("user", "create", login, f"{login}@example.test", "--role=administrator")
     password = side.cli("user", "application-password", "create", login, "bench", "--porcelain")
     auth = {"Authorization": "Basic " + base64.b64encode(f"{login}:{password}".encode()).decode()}
-    for number in range(12):
-        created = httpx.post(
-            base + "/wp-json/cms/v2/posts",
-            headers=auth,
-            json={"title": f"Benchmark post {number}", "content": "<p>Some text for the listing.</p>", "status": "publish"},
-        )
-        if created.status_code != 201:
-            raise SystemExit(f"could not create a post ({side.label}): {created.status_code} {created.text[:200]}")
+    for kind in ("posts", "pages"):
+        for number in range(12):
+            created = httpx.post(
+                f"{base}/wp-json/cms/v2/{kind}",
+                headers=auth,
+                json={"title": f"Benchmark {kind} {number}", "content": "<p>Some text for the listing.</p>", "status": "publish"},
+            )
+            if created.status_code != 201:
+                raise SystemExit(f"could not create a {kind} item ({side.label}): {created.status_code} {created.text[:200]}")
     return auth
 
 
@@ -648,9 +652,14 @@ def main() -> int:
                 "GET /": (base + "/wp-json/", {}),
                 "GET /cms/v2/users/me (app password)": (base + "/wp-json/cms/v2/users/me", auth),
                 "GET /cms/v2/posts (10 items, view)": (base + "/wp-json/cms/v2/posts?per_page=10", {}),
+                # miss=N: a parameter the routes ignore, with a number never sent before, so the
+                # answer cache never has the answer and each page is built from the database
+                "GET /cms/v2/posts (10 items, cache defeated)": (base + "/wp-json/cms/v2/posts?per_page=10&miss={n}", {}),
+                "GET /cms/v2/pages (10 items, cache defeated)": (base + "/wp-json/cms/v2/pages?per_page=10&miss={n}", {}),
+                "GET / (cache defeated)": (base + "/wp-json/?miss={n}", {}),
             }
             for name, (url, headers) in checks.items():
-                status = httpx.get(url, headers=headers).status_code
+                status = httpx.get(url.replace("{n}", "0"), headers=headers).status_code
                 if status != 200:
                     raise SystemExit(f"{name} answered {status} ({side.label}) before the benchmark")
                 targets.setdefault(name, {})[side.label] = (url, headers)

@@ -13,6 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from ...store import textsearch
+from ...store.fast import Shapes, bind_list, in_binds, padded_size
 from ...store.tables import posts, row_offset
 from ...store.textsearch import escape_like
 from ..types import ContentType
@@ -300,6 +301,63 @@ def stickies_first(
     return [*on_page, *extra, *rest]
 
 
+# The shape of the listings most asked for (a type, its statuses, date bounds, a plain column
+# order, paged): their statements are compiled once per shape and run with bound values
+# (store/fast.Shapes). Anything else (a search, ids, terms, slugs...) is built each time.
+_DATE_BOUNDS = (("after", "date_local", ">"), ("before", "date_local", "<"),
+                ("modified_after", "modified_local", ">"), ("modified_before", "modified_local", "<"))
+_PLAIN_ORDER = {"author": "author", "date": "date_local", "id": "id", "modified": "modified_local",
+                "parent": "parent", "slug": "slug", "menu_order": "menu_order"}
+_UNSHAPED = ("search", "authors", "authors_exclude", "include", "exclude", "parents", "parents_exclude", "slugs",
+             "tax_filters", "types", "mime_types", "mime_kinds")
+
+
+def _plain_shape(query: ItemQuery) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """(shape, bound values) of a query of the compiled kind, else None."""
+    if any(getattr(query, name) for name in _UNSHAPED) or query.menu_order is not None or query.formats is not None:
+        return None
+    if query.orderby not in _PLAIN_ORDER or query.per_page < 0 or not query.statuses:
+        return None
+    statuses = list(dict.fromkeys(query.statuses))
+    params: dict[str, Any] = {"type": query.type, **bind_list("status", statuses)}
+    bounds = []
+    for name, _, _ in _DATE_BOUNDS:
+        value = getattr(query, name)
+        if value is not None:
+            bounds.append(name)
+            params[name] = value
+    offset = query.offset if query.offset is not None else (max(query.page, 1) - 1) * query.per_page
+    params["limit"], params["offset"] = query.per_page, row_offset(offset)
+    shape = (padded_size(len(statuses)), tuple(bounds), query.orderby, query.order != "asc")
+    return shape, params
+
+
+def _plain_conditions(statuses: int, bounds: tuple[str, ...]) -> list[Any]:
+    conditions = [posts.c.type == sa.bindparam("type", type_=posts.c.type.type), in_binds(posts.c.status, "status", statuses)]
+    for name, column, comparison in _DATE_BOUNDS:
+        if name in bounds:
+            conditions.append(posts.c[column].op(comparison)(sa.bindparam(name, type_=posts.c[column].type)))
+    return conditions
+
+
+def _plain_page(statuses: int, bounds: tuple[str, ...], orderby: str, descending: bool) -> sa.Select:
+    conditions = _plain_conditions(statuses, bounds)
+    tie = posts.c.id.desc() if descending else posts.c.id.asc()
+    column = posts.c[_PLAIN_ORDER[orderby]]
+    ordering = [tie] if column is posts.c.id else [column.desc() if descending else column.asc(), tie]
+    page = (
+        sa.select(posts.c.id.label("page_id"), sa.func.count().over().label("matched")).where(*conditions).order_by(*ordering)
+        .limit(sa.bindparam("limit", type_=sa.Integer())).offset(sa.bindparam("offset", type_=sa.Integer()))
+        .subquery("page")
+    )
+    return sa.select(posts, page.c.matched).join(page, posts.c.id == page.c.page_id).order_by(*ordering)
+
+
+_PLAIN_PAGES = Shapes(_plain_page)
+_PLAIN_COUNTS = Shapes(lambda statuses, bounds: sa.select(sa.func.count().label("total")).select_from(posts).where(
+    *_plain_conditions(statuses, bounds)))
+
+
 def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False) -> ItemPage:
     """One page of items and the total matching, in one statement; a second, counting statement
     runs only when the page is past the end. ``count_only`` (HEAD requests) reads the total alone.
@@ -307,6 +365,16 @@ def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = Fal
     The statement pages the ids first (a window count over the filtered ids, sorted, limited)
     and joins the whole rows of that page alone: sorting 100,000 matches of a search then moves
     ids and sort keys, not every row's content and meta."""
+    plain = _plain_shape(query)
+    if plain is not None:
+        shape, params = plain
+        if count_only:
+            return ItemPage([], _PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0])
+        rows = _PLAIN_PAGES(*shape).rows(conn, params)
+        if rows:
+            return ItemPage([Item.from_row(row) for row in rows], rows[0].matched)
+        total = _PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0] if params["offset"] > 0 else 0
+        return ItemPage([], total)
     conditions, relevance = _conditions(conn, query)
     count_stmt = sa.select(sa.func.count()).select_from(posts).where(*conditions)
     if count_only:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
+from ...store.fast import Shapes, bind_list, in_binds
 from ...store.tables import posts
 from .. import terms as term_store
 from ..types import ContentType
@@ -81,6 +82,11 @@ def revision_counts(conn: sa.Connection, ids: Sequence[int]) -> dict[int, tuple[
     (an autosave overwritten in place keeps its id but is dated anew)."""
     if not ids:
         return {}
+    params = bind_list("parent", sorted(set(ids)))
+    return {row.parent: (row.total, row.id) for row in _REVISION_COUNTS(len(params)).rows(conn, params)}
+
+
+def _revision_counts_statement(size: int) -> sa.Select:
     ranked = (
         sa.select(
             posts.c.parent,
@@ -90,11 +96,14 @@ def revision_counts(conn: sa.Connection, ids: Sequence[int]) -> dict[int, tuple[
             .over(partition_by=posts.c.parent, order_by=(posts.c.date_local.desc(), posts.c.id.desc()))
             .label("position"),
         )
-        .where(posts.c.type == "revision", posts.c.parent.in_(list(ids)))
+        .where(posts.c.type == "revision", in_binds(posts.c.parent, "parent", size))
         .subquery()
     )
-    stmt = sa.select(ranked.c.parent, ranked.c.total, ranked.c.id).where(ranked.c.position == 1)
-    return {parent: (count, latest) for parent, count, latest in conn.execute(stmt)}
+    return sa.select(ranked.c.parent, ranked.c.total, ranked.c.id).where(ranked.c.position == 1)
+
+
+# per number of item ids bound (store/fast.padded_size)
+_REVISION_COUNTS = Shapes(_revision_counts_statement)
 
 
 def page_uris(conn: sa.Connection, items: Sequence[Item]) -> dict[int, str]:

@@ -75,16 +75,17 @@ def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, A
 
 
 def get_event(request: RestRequest) -> Any:
-    item_service.publish_due_items(args.site_of(request))
-    if "slug" in request.url_params:
-        with args.site_of(request).read() as conn:
+    site = args.site_of(request)
+    item_service.publish_due_items(site)
+    with site.read() as conn:  # one snapshot (and one transaction) for the event and what it embeds
+        if "slug" in request.url_params:
             item_id = cal.slug_to_id(conn, cal.EVENT_TYPE, str(request.get_param("slug")))
-    else:
-        item_id = int(request.get_param("id"))
-    found = _event_for_read(request, item_id)
-    if isinstance(found, RestError):
-        return found
-    return show_event(request, found, single=True)
+        else:
+            item_id = int(request.get_param("id"))
+        found = _event_for_read(request, item_id)
+        if isinstance(found, RestError):
+            return found
+        return show_event(request, found, single=True)
 
 
 # -- writing --------------------------------------------------------------------------------------

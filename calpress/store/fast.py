@@ -55,7 +55,11 @@ class FastQuery:
             return found
 
     def rows(self, conn: sa.Connection, params: dict[str, Any] | None = None) -> list[Any]:
-        """All rows, as named tuples with the statement's column keys."""
+        """All rows, as named tuples with the statement's column keys. The connection's
+        transaction is begun first when it has none yet, as SQLAlchemy's own statements begin it:
+        the reads of one ``Site.read()`` block share one snapshot (SQLite's BEGIN)."""
+        if not conn.in_transaction():
+            conn.begin()
         return self.run(conn.connection.driver_connection, conn.dialect, params)
 
     def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None) -> list[Any]:

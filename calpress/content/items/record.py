@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from ...compat.phpdate import mysql_datetime
 from ...store import options as store_options
+from ...store.fast import FastQuery
 from ...store.tables import posts
 
 if TYPE_CHECKING:
@@ -266,11 +267,16 @@ def get_item(conn: sa.Connection, item_id: int, content_type: str | None = None)
     """The item ``item_id`` (of ``content_type`` when given), or None."""
     if item_id <= 0:
         return None
-    stmt = sa.select(posts).where(posts.c.id == item_id)
-    if content_type is not None:
-        stmt = stmt.where(posts.c.type == content_type)
-    row = conn.execute(stmt).first()
-    return Item.from_row(row) if row else None
+    if content_type is None:
+        rows = _ITEM.rows(conn, {"id": item_id})
+    else:
+        rows = _ITEM_OF_TYPE.rows(conn, {"id": item_id, "type": content_type})
+    return Item.from_row(rows[0]) if rows else None
+
+
+_ITEM = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type)))
+_ITEM_OF_TYPE = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type),
+                                                 posts.c.type == sa.bindparam("type", type_=posts.c.type.type)))
 
 
 def get_items(conn: sa.Connection, ids: Iterable[int]) -> dict[int, Item]:

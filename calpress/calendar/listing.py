@@ -475,7 +475,7 @@ def _page_statement(page_where: list[Any], order: list[Any]) -> sa.Select:
     a deep page or a search matching most events sorts ids and dates, not every row's content."""
     page = (
         sa.select(posts.c.id.label("page_id")).select_from(_EVENTS_JOIN).where(*page_where).order_by(*order)
-        .limit(sa.bindparam("limit", type_=sa.Integer())).offset(sa.bindparam("offset", type_=sa.Integer()))
+        .limit(sa.bindparam("limit", type_=sa.BigInteger())).offset(sa.bindparam("offset", type_=sa.BigInteger()))
         .subquery("page")
     )
     return (

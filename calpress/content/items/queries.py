@@ -347,7 +347,7 @@ def _plain_page(statuses: int, bounds: tuple[str, ...], orderby: str, descending
     ordering = [tie] if column is posts.c.id else [column.desc() if descending else column.asc(), tie]
     page = (
         sa.select(posts.c.id.label("page_id"), sa.func.count().over().label("matched")).where(*conditions).order_by(*ordering)
-        .limit(sa.bindparam("limit", type_=sa.Integer())).offset(sa.bindparam("offset", type_=sa.Integer()))
+        .limit(sa.bindparam("limit", type_=sa.BigInteger())).offset(sa.bindparam("offset", type_=sa.BigInteger()))
         .subquery("page")
     )
     return sa.select(posts, page.c.matched).join(page, posts.c.id == page.c.page_id).order_by(*ordering)

@@ -186,10 +186,10 @@ def main() -> int:
     compared = code.ref is not None
     labels = [side.label for side in small_sides]
     after_label = labels[-1]
-    table = Table(52, 9, 7, errors=False, sides=compared)
+    table = Table(68, 9, 7, errors=False, sides=compared)
     print("\n" + table.heading("target (medians)"))
     base_rps = statistics.median(r.baseline.requests_per_second for r in small_rounds + large_rounds)
-    print(f"{BASELINE:<52}{' ' * 7 if compared else ''} {base_rps:>9.0f}")
+    print(f"{BASELINE:<68}{' ' * 7 if compared else ''} {base_rps:>9.0f}")
     failed = False
     slower: list[str] = []
     summary: list[dict] = []

@@ -579,7 +579,7 @@ def seed_site(side: Side, base: str, login: str) -> dict[str, str]:
 
 def print_plain(rounds: Sequence[Round], label: str) -> tuple[list[dict], bool]:
     """The table of a run without --before (one side); returns the JSON summary and whether a goal was missed."""
-    table = Table(42, 10, 8, errors=True, sides=False)
+    table = Table(46, 10, 8, errors=True, sides=False)
     print("\n" + table.heading(f"target (median of {len(rounds)} rounds)"))
     baselines = [r.baseline for r in rounds]
     rows = [(BASELINE, figures(baselines, baselines))] + [(name, side_figures(rounds, name, label)) for name in rounds[0].results]
@@ -596,7 +596,7 @@ def print_plain(rounds: Sequence[Round], label: str) -> tuple[list[dict], bool]:
 def print_before_after(rounds: Sequence[Round], ref: str, commit: str, tolerance: float) -> tuple[list[dict], bool]:
     """The table of a --before run; returns the JSON summary and whether a goal was missed (on the
     after side) or a target's after/before is below the tolerance."""
-    table = Table(42, 10, 8, errors=True, sides=True)
+    table = Table(46, 10, 8, errors=True, sides=True)
     print("\n" + table.heading(f"target (median of {len(rounds)} rounds)"))
     baselines = [r.baseline for r in rounds]
     base = figures(baselines, baselines)

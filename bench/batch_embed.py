@@ -55,16 +55,13 @@ from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
     BASELINE,
     Round,
     Side,
+    baseline_running,
     figures,
-    free_port,
     run_python,
     running,
     seed_site,
     side_databases,
     side_figures,
-    start_baseline,
-    stop,
-    wait_ready,
 )
 
 BATCH_SIZE = 25  # the reference's (and calpress's default) most requests one batch may carry
@@ -272,11 +269,7 @@ def main() -> int:
     with ExitStack() as stack:
         urls = stack.enter_context(side_databases(args.database_url, [LABEL]))
         side = Side(LABEL, stack.enter_context(tempfile.TemporaryDirectory(prefix="calpress-bench-batch-")), urls[LABEL])
-        baseline_port = free_port()
-        baseline = start_baseline(baseline_port)
-        stack.callback(stop, baseline)
-        baseline_url = f"http://127.0.0.1:{baseline_port}/things/1"
-        wait_ready(baseline_url, baseline)
+        baseline_url = baseline_running(stack)
         base = stack.enter_context(running([side]))[LABEL].base
         run_id = f"{int(time.time())}"
         auth = seed_site(side, base, f"bench{run_id}")

@@ -48,18 +48,15 @@ from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
     Round,
     Side,
     Table,
+    baseline_running,
     code_under_test,
     compared_summary,
-    free_port,
     goal_verdict,
     load_generator,
     measure_rounds,
     report_after_before,
     running,
     side_figures,
-    start_baseline,
-    stop,
-    wait_ready,
 )
 
 MISS = "miss={n}"  # a parameter the routes ignore, with a value never sent before: the answer cache misses
@@ -164,11 +161,7 @@ def main() -> int:
     large_name = f"GET /cal/events/v1/events?per_page=10 ({args.large // 1000}k events)"
     large_miss = f"GET /cal/events/v1/events?per_page=10 ({args.large // 1000}k events, cache defeated)"
     with ExitStack() as stack:
-        baseline_port = free_port()
-        baseline = start_baseline(baseline_port)
-        stack.callback(stop, baseline)
-        baseline_url = f"http://127.0.0.1:{baseline_port}/things/1"
-        wait_ready(baseline_url, baseline)
+        baseline_url = baseline_running(stack)
         code = stack.enter_context(code_under_test(args.before, args.database_url))
         small_sides, large_sides = code.sides(stack, "small"), code.sides(stack, "large")
         small_seed = {side.label: seed(side, args.small, args.seed) for side in small_sides}

@@ -112,6 +112,16 @@ def start_baseline(port: int) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=ROOT / "bench", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def baseline_running(stack: ExitStack) -> str:
+    """Start the bare Falcon baseline (stopped with ``stack``) and wait for it: its URL."""
+    port = free_port()
+    baseline = start_baseline(port)
+    stack.callback(stop, baseline)
+    url = f"http://127.0.0.1:{port}/things/1"
+    wait_ready(url, baseline)
+    return url
+
+
 # -- the code under test -----------------------------------------------------------------------------
 
 
@@ -637,12 +647,8 @@ def main() -> int:
     with ExitStack() as stack:
         code = stack.enter_context(code_under_test(args.before, args.database_url))
         sides = code.sides(stack)
-        baseline_port = free_port()
-        baseline = start_baseline(baseline_port)
-        stack.callback(stop, baseline)
+        baseline_url = baseline_running(stack)
         servers = stack.enter_context(running(sides))
-        baseline_url = f"http://127.0.0.1:{baseline_port}/things/1"
-        wait_ready(baseline_url, baseline)
         login = f"bench{int(time.time())}"
         targets: dict[str, dict[str, tuple[str, dict[str, str]]]] = {}
         for side in sides:

@@ -56,16 +56,13 @@ from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
     Figures,
     Round,
     Side,
+    baseline_running,
     figures,
-    free_port,
     measure_rounds,
     run_python,
     running,
     side_databases,
     side_figures,
-    start_baseline,
-    stop,
-    wait_ready,
 )
 
 MONTH_CACHED = "1. month, {events} events, cached"
@@ -234,11 +231,7 @@ def main() -> int:
         linked = max(1, min(500, args.small // 20))  # venues (and organizers) seed-demo makes for the small site
         seconds = {side.label: seed(side, count, args.seed, month, args.month_events, linked)
                    for side, count in ((small, args.small), (large, args.large))}
-        baseline_port = free_port()
-        baseline = start_baseline(baseline_port)
-        stack.callback(stop, baseline)
-        baseline_url = f"http://127.0.0.1:{baseline_port}/things/1"
-        wait_ready(baseline_url, baseline)
+        baseline_url = baseline_running(stack)
         servers = stack.enter_context(running([small, large]))
         paths = {
             month_cached: f"/events/month/{month}/",

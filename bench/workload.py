@@ -4,7 +4,8 @@
                                        [--database-url postgresql://postgres@127.0.0.1/test]
 
 Two measurements, on SQLite and, with --database-url, on PostgreSQL too (a new schema per site,
-dropped at the end), each on a new site seeded with ``seed-demo --events N`` and 30 posts:
+dropped at the end), each on a new site seeded with ``seed-demo --events N`` and bench/run.py's
+administrator, 12 posts and 12 pages:
 
 * **creates**: 16 connections creating posts as fast as they are answered (unique titles,
   published, an application password's Basic auth on every request), on 2 server workers;
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import random
 import statistics
@@ -45,11 +45,10 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import (  # noqa: E402  (bench/ is a folder of scripts, not a package)
     Side,
-    free_port,
+    baseline_running,
+    seed_site,
     side_databases,
-    start_baseline,
     stop,
-    wait_ready,
 )
 
 CREATE_GOALS = {"sqlite": 300.0, "postgresql": 250.0}
@@ -170,29 +169,14 @@ class Site:
     categories: list[int]
 
 
-def seed(side: Side, events: int) -> str:
-    """seed-demo and an administrator with an application password: its Basic auth value."""
-    side.cli("seed-demo", "--events", str(events), "--seed", "1", "--quiet")
-    side.cli("user", "create", "bench", "bench@example.test", "--role=administrator")
-    password = side.cli("user", "application-password", "create", "bench", "workload", "--porcelain")
-    return "Basic " + base64.b64encode(f"bench:{password}".encode()).decode()
-
-
-def discover(base: str, auth: str) -> tuple[list[int], list[int], list[int]]:
-    """Event, post and category ids of a served site (30 posts created when it has fewer)."""
+def discover(base: str) -> tuple[list[int], list[int], list[int]]:
+    """Event, post and category ids of a served site."""
     api = base + "/wp-json"
-    headers = {"Authorization": auth}
     events = [e["id"] for page in (1, 2) for e in httpx.get(f"{api}/cal/events/v1/events?per_page=50&page={page}").json()["events"]]
     posts = [p["id"] for p in httpx.get(f"{api}/cms/v2/posts?per_page=30").json()]
-    for number in range(len(posts), 30):
-        created = httpx.post(f"{api}/cms/v2/posts", headers=headers,
-                             json={"title": f"Workload post {number}", "content": "<p>Text.</p>", "status": "publish"})
-        if created.status_code != 201:
-            raise SystemExit(f"could not create a post: {created.status_code} {created.text[:200]}")
-        posts.append(created.json()["id"])
     categories = [c["id"] for c in httpx.get(f"{api}/cal/events/v1/categories?per_page=50").json().get("categories", [])]
-    if not events or not categories:
-        raise SystemExit("the seeded site has no events or no categories")
+    if not events or not posts or not categories:
+        raise SystemExit("the seeded site has no events, posts or categories")
     return events, posts, categories
 
 
@@ -292,20 +276,17 @@ def main() -> int:
     failed = False
     results: list[dict] = []
     with ExitStack() as stack:
-        port = free_port()
-        baseline = start_baseline(port)
-        stack.callback(stop, baseline)
-        baseline_url = f"http://127.0.0.1:{port}/things/1"
-        wait_ready(baseline_url, baseline)
+        baseline_url = baseline_running(stack)
         urls = stack.enter_context(side_databases(args.database_url, ["workload"])) if args.database_url else {}
         print(f"{args.duration:.0f}s per measurement; {args.events:,} events seeded; client: asyncio in this process")
         print(f"\n{'measurement':<44} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}  {'ratio':>7}  goal")
         for database in databases:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix=f"calpress-workload-{database}-"))
             side = Side(database, folder, urls.get("workload") if database == "postgresql" else None)
-            auth = seed(side, args.events)
+            side.cli("seed-demo", "--events", str(args.events), "--seed", "1", "--quiet")
             with serving(side, 2) as base:
-                events, posts, categories = discover(base, auth)
+                auth = seed_site(side, base, "bench")["Authorization"]  # an administrator, 12 posts and 12 pages
+                events, posts, categories = discover(base)
                 site = Site(side, auth, events, posts, categories)
                 base_rps = baseline_rate(baseline_url, WRITERS, args.duration)
                 tally, elapsed = load(base, creates(), WRITERS, args.duration, auth)

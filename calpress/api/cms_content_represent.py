@@ -34,7 +34,6 @@ class ContentRepresentation:
         self.route_name = route_name
         self.is_blocks = schema.type.name == "wp_block"
         self._subfields: dict[tuple[str, str], frozenset[str]] = {}
-        self._meta_defaults: tuple[Any, dict[str, Any]] | None = None
 
     def related(
         self, conn: Any, request: RestRequest, found: list[Item], *, new: bool = False, generated: dict[int, str] | None = None
@@ -226,12 +225,8 @@ class ContentRepresentation:
 
     def meta_values(self, item: Item) -> dict[str, Any]:
         """Every registered key: its stored value coerced to its schema, else its default."""
-        fields = self.schema.meta_fields
-        if self._meta_defaults is None or self._meta_defaults[0] is not fields:
-            # the defaults, computed once; lists and dicts are copied for each item below
-            self._meta_defaults = (fields, {name: field_.default for name, field_ in fields.items()})
         values = {name: (value.copy() if isinstance(value, (list, dict)) else value)
-                  for name, value in self._meta_defaults[1].items()}
+                  for name, value in self.schema.meta_defaults.items()}
         stored = item.meta
         for name in stored.keys() & values.keys():
             field_ = self.schema.meta_fields[name]

@@ -52,6 +52,8 @@ class ContentSchema:
         self.type = content_type
         self.taxonomies = self.registry.rest_taxonomies_of(content_type.name)
         self.meta_fields = self.registry.registered_meta(content_type)
+        # what meta shows for a key nothing is stored under (lists and dicts copied per item)
+        self.meta_defaults = {name: field_.default for name, field_ in self.meta_fields.items()}
         self.write_statuses = self.registry.write_statuses()
         self.list_statuses = self.registry.list_statuses()
         self.item_schema = self._item_schema()

@@ -16,6 +16,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,7 +29,7 @@ from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
 from ..media import attachments
 from ..rest.errors import RestError
-from ..store.fast import Shapes, bind_list, in_binds
+from ..store.fast import FastQuery, Shapes, bind_list, in_binds
 from ..store.tables import event_links, events, posts
 from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
@@ -263,23 +264,25 @@ _EXISTING = Shapes(lambda size: sa.select(posts.c.id).where(
     posts.c.type == sa.bindparam("type", type_=posts.c.type.type), in_binds(posts.c.id, "id", size)))
 
 
+def _existing(content_type: str, ids: Iterable[int]) -> tuple[FastQuery, dict[str, Any]] | None:
+    wanted = sorted({int(i) for i in ids})
+    if not wanted:
+        return None
+    params = {"type": content_type, **bind_list("id", wanted)}
+    return _EXISTING(len(params) - 1), params
+
+
 def existing_ids_on(site: Any, content_type: str, ids: Iterable[int]) -> set[int]:
     """:func:`existing_ids` as one statement on the site's query connection (no transaction of
     its own): what an argument check asks before a write."""
-    wanted = sorted({int(i) for i in ids})
-    if not wanted:
-        return set()
-    params = {"type": content_type, **bind_list("id", wanted)}
-    return {row.id for row in site.query(_EXISTING(len(params) - 1), params)}
+    found = _existing(content_type, ids)
+    return {row.id for row in site.query(*found)} if found is not None else set()
 
 
 def existing_ids(conn: sa.Connection, content_type: str, ids: Iterable[int]) -> set[int]:
-    wanted = {int(i) for i in ids}
-    if not wanted:
-        return set()
-    return set(
-        conn.execute(sa.select(posts.c.id).where(posts.c.type == content_type, posts.c.id.in_(wanted))).scalars()
-    )
+    """The ids among ``ids`` of items of ``content_type``."""
+    found = _existing(content_type, ids)
+    return {row.id for row in found[0].rows(conn, found[1])} if found is not None else set()
 
 
 # -- writing --------------------------------------------------------------------------------------
@@ -536,7 +539,7 @@ def write_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Ite
         conn.execute(_UPDATE_EVENT, {"event_id": item.id, **values})
     links = {kind: ids for kind, ids in (("venue", data.venues), ("organizer", data.organizers)) if ids is not None}
     _set_links(conn, item.id, links, new_event=row_before is None)
-    return item, EventRow(timezone=zone_name or "", **{k: v for k, v in values.items() if k != "timezone"})
+    return item, event_row(SimpleNamespace(**values))
 
 
 def trash(conn: sa.Connection, ctx: Context, item: Item) -> Item:

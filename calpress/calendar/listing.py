@@ -539,11 +539,11 @@ def query_events(
         generation = read_generation(conn)
     total = _totals.get(key, generation)
     if total is None:
-        shape, params = event_shape(query)
         if query.search:
             where, params = _event_conditions(conn, query)
             total = conn.execute(_count_statement(where), params).scalar_one()
         else:
+            shape, params = event_shape(query)
             total = _COUNTS(conn.dialect.name, *shape).rows(conn, params)[0][0]
         _totals.put(key, generation, total)
     if not total:

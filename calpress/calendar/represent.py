@@ -24,14 +24,9 @@ from . import events as cal
 from .fields import GEO, ORGANIZER, VENUE
 from .terms import RouteUrl, embedded_term
 
-DETAIL_KEYS = ("year", "month", "day", "hour", "minutes", "seconds")
 # The keys of a venue's schema.org PostalAddress, in the reference's order (fields.py maps them).
 _POSTAL_ADDRESS = ("streetAddress", "addressLocality", "addressRegion", "postalCode", "addressCountry")
 EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_code": "", "values": []}
-
-
-def date_details(value: dt.datetime) -> dict[str, str]:
-    return _details_of(cal.db_datetime(value))
 
 
 def _details_of(text: str) -> dict[str, str]:

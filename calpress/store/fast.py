@@ -17,7 +17,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-_Compiled = tuple[str, "tuple[str, ...] | None", list[Any], type, dict[str, Any], dict[str, Callable[[Any], Any]]]
+# (SQL, positional names or None, (column index, result processor) of the columns that have one,
+#  row type, literal defaults, bind processors by name)
+_Compiled = tuple[str, "tuple[str, ...] | None", list[tuple[int, Any]], type, dict[str, Any], dict[str, Callable[[Any], Any]]]
 
 
 class FastQuery:
@@ -50,7 +52,8 @@ class FastQuery:
             # What SQLAlchemy does to a bound value before the driver sees it (a datetime as
             # SQLite's stored text, a 64-bit clamp on ids), by parameter name.
             binds = dict(compiled._bind_processors)
-            found = (compiled.string, positions, processors, row_type, defaults, binds)
+            converted = [(index, proc) for index, proc in enumerate(processors) if proc is not None]
+            found = (compiled.string, positions, converted, row_type, defaults, binds)
             self._compiled[dialect.name] = found
             return found
 
@@ -64,7 +67,7 @@ class FastQuery:
 
     def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None) -> list[Any]:
         """All rows, on a driver (DBAPI) connection: for callers holding a pooled raw connection."""
-        sql, positions, processors, row_type, defaults, binds = self._compile(dialect)
+        sql, positions, converted, row_type, defaults, binds = self._compile(dialect)
         bound: Any = {**defaults, **params} if params else defaults
         if binds:
             bound = dict(bound) if bound is defaults else bound
@@ -80,7 +83,6 @@ class FastQuery:
             raw_rows = cursor.fetchall()
         finally:
             cursor.close()
-        converted = [(index, proc) for index, proc in enumerate(processors) if proc is not None]
         if not converted:
             return [row_type._make(row) for row in raw_rows]
         rows = []

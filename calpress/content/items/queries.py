@@ -4,6 +4,7 @@ WP_Query arguments) turned into one statement, with search terms, taxonomy condi
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Sequence
@@ -308,14 +309,19 @@ _DATE_BOUNDS = (("after", "date_local", ">"), ("before", "date_local", "<"),
                 ("modified_after", "modified_local", ">"), ("modified_before", "modified_local", "<"))
 _PLAIN_ORDER = {"author": "author", "date": "date_local", "id": "id", "modified": "modified_local",
                 "parent": "parent", "slug": "slug", "menu_order": "menu_order"}
-_UNSHAPED = ("search", "authors", "authors_exclude", "include", "exclude", "parents", "parents_exclude", "slugs",
-             "tax_filters", "types", "mime_types", "mime_kinds")
+# What a compiled listing reads (the rest only matters with a search or term filters, which it
+# never has); every other field of ItemQuery must be at its default.
+_SHAPED = {"type", "statuses", "page", "per_page", "offset", "order", "orderby", *(name for name, _, _ in _DATE_BOUNDS),
+           "search_columns", "exact_search", "hide_protected", "tax_relation"}
+_UNSHAPED = tuple((f.name, f.default) for f in dataclasses.fields(ItemQuery) if f.name not in _SHAPED)
 
 
 def _plain_shape(query: ItemQuery) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
     """(shape, bound values) of a query of the compiled kind, else None."""
-    if any(getattr(query, name) for name in _UNSHAPED) or query.menu_order is not None or query.formats is not None:
-        return None
+    for name, default in _UNSHAPED:  # a filter is set when not None (None defaults) or not empty
+        value = getattr(query, name)
+        if (value is not None) if default is None else bool(value):
+            return None
     if query.orderby not in _PLAIN_ORDER or query.per_page < 0 or not query.statuses:
         return None
     statuses = list(dict.fromkeys(query.statuses))

@@ -41,6 +41,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 
+from .writers import WriterQueue, writer_queue
+
 MIGRATIONS = "calpress.store:migrations"
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # Migrations may take a while on a big database; processes starting meanwhile wait this long.
@@ -187,12 +189,25 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
     """A connection inside one write transaction: committed when the block ends, rolled back
     if it raises. On SQLite the transaction starts with ``BEGIN IMMEDIATE``: it waits (up to the
     busy timeout) for other writers before running anything, so concurrent writers queue
-    instead of failing."""
-    with engine.connect() as conn:
+    instead of failing; they wait their turn in the site's writer queue (store/writers.py)
+    first, which wakes the next writer as soon as the previous one ends."""
+    queue = _writer_queue(engine)
+    with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext(), engine.connect() as conn:
         if is_sqlite(engine):
             conn.execution_options(**{_WRITE_OPTION: True})
         with conn.begin():
             yield conn
+
+
+def _writer_queue(engine: sa.Engine) -> WriterQueue | None:
+    """The writers' queue of a SQLite database file (store/writers.py); None for PostgreSQL,
+    whose writers lock rows, not the database, and for in-memory databases."""
+    if not is_sqlite(engine):
+        return None
+    database = engine.url.database or ""
+    if database in ("", ":memory:") or database.startswith("file:") or engine.url.query.get("mode") == "memory":
+        return None
+    return writer_queue(database)
 
 
 # -- migrations -----------------------------------------------------------------------------------

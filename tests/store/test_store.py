@@ -4,6 +4,7 @@ concurrent writers (calpress/store/db.py, tables.py, options.py, migrations/).""
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from calpress.store import db, options, textsearch
+from calpress.store.writers import writer_queue
 from calpress.store.tables import UNDECLARED_INDEXES, application_passwords, metadata, posts, term_links, terms, users
 from calpress.store.tables import options as options_table
 
@@ -594,6 +596,110 @@ def test_concurrent_writer_processes_on_sqlite_all_succeed(db_url: str, tmp_path
             assert count(conn, options_table) == 101
     finally:
         engine.dispose()
+
+
+def _database_of(url: str) -> str:
+    return sa.make_url(url).database or ""
+
+
+def _holding_file_lock(path: str) -> int:
+    """Another open file description of the queue's lock file, locked: to the queue, another
+    process's writer."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+@sqlite_only
+def test_sqlite_writers_wait_their_turn_in_the_file_queue(db_url: str) -> None:
+    """While another process's writer holds the queue (its file lock), a write transaction does
+    not begin; it begins, and commits, once that writer is done."""
+    engine = db.create_engine(db_url)
+    queue = writer_queue(_database_of(db_url))
+    held = _holding_file_lock(queue.path)
+    began = threading.Event()
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            with db.write_transaction(engine) as conn:
+                began.set()
+                options.set_option(conn, "queued", "yes")
+        except BaseException as error:  # noqa: BLE001 - reported by the test
+            errors.append(error)
+
+    writer = threading.Thread(target=write)
+    try:
+        writer.start()
+        assert not began.wait(0.5)  # the queue's file is held: the write has not begun
+        fcntl.flock(held, fcntl.LOCK_UN)
+        writer.join(10)
+        assert began.is_set() and not writer.is_alive()
+    finally:
+        os.close(held)
+        writer.join(10)
+        engine.dispose()
+    assert errors == []
+    check = db.create_engine(db_url)
+    try:
+        with db.read_connection(check) as conn:
+            assert options.get_option(conn, "queued") == "yes"
+    finally:
+        check.dispose()
+
+
+@sqlite_only
+def test_sqlite_writer_queue_gives_up_after_its_timeout(db_url: str) -> None:
+    """A queue held past the timeout is skipped, not waited on for ever: the writer goes on to
+    BEGIN IMMEDIATE and SQLite's own busy handling (which succeeds here: the holder is only the
+    lock file, not a transaction)."""
+    queue = writer_queue(_database_of(db_url))
+    held = _holding_file_lock(queue.path)
+    try:
+        entered = []
+        with queue.turn(0.05):
+            entered.append("file held")
+        assert entered == ["file held"]
+        # The threads of one process queue on the process's lock, with the same limit.
+        inside = threading.Event()
+        leave = threading.Event()
+
+        def hold_turn() -> None:
+            with queue.turn(0.05):
+                inside.set()
+                leave.wait(10)
+
+        holder = threading.Thread(target=hold_turn)
+        holder.start()
+        assert inside.wait(10)
+        with queue.turn(0.05):
+            entered.append("thread lock held")
+        leave.set()
+        holder.join(10)
+        assert entered == ["file held", "thread lock held"]
+    finally:
+        os.close(held)
+
+
+@sqlite_only
+def test_sqlite_writer_queue_is_one_per_database_and_process(db_url: str, tmp_path: Path) -> None:
+    database = _database_of(db_url)
+    assert writer_queue(database) is writer_queue(os.path.relpath(database))
+    assert writer_queue(str(tmp_path / "other.sqlite3")) is not writer_queue(database)
+    assert writer_queue(database).path == os.path.abspath(database) + "-writers"
+    # A forked worker must not share the parent's lock file description (one lock for both).
+    parent = writer_queue(database)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        os.write(write, b"1" if writer_queue(database) is not parent else b"0")
+        os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 1) == b"1"
+    finally:
+        os.close(read)
+        os.waitpid(child, 0)
 
 
 def test_concurrent_inserts_are_all_kept(engine: sa.Engine) -> None:

@@ -21,9 +21,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from calpress.store import db, options, textsearch
-from calpress.store.writers import writer_queue
 from calpress.store.tables import UNDECLARED_INDEXES, application_passwords, metadata, posts, term_links, terms, users
 from calpress.store.tables import options as options_table
+from calpress.store.writers import writer_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = ROOT / "calpress" / "store" / "migrations"

@@ -25,6 +25,7 @@ from .store.changes import Change, one_bump
 from .store.changes import settle as settle_changes
 from .store.changes import take as take_changes
 from .store.fast import FastQuery
+from .store.memo import Memo
 from .store.tables import options as options_table
 
 if TYPE_CHECKING:
@@ -90,6 +91,9 @@ class Site:
         self._options: tuple[float, dict[str, Any]] | None = None
         self._fast_lock = threading.Lock()
         self._fast_connections: list[Any] = []
+        # Representations built from stored records, kept until those records change (store/memo.py;
+        # caught up with the content counter by content/generation.py).
+        self.memo = Memo()
         # Told about the changes of every committed write transaction (store/changes.py).
         self.change_listeners: list[ChangeListener] = [self._options_changed]
 

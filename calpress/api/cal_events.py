@@ -37,14 +37,46 @@ __all__ = ["NAMESPACE", "event_archive_args", "event_write_args", "routes"]
 # -- reading --------------------------------------------------------------------------------------
 
 
+class _Remembered:
+    """The site's memo (store/memo.py) as one request's event representations use it: keyed by
+    the request's addresses and whether the event is shown alone, at the content counter the
+    request read. Password-protected events are never kept (what they show depends on who asks)."""
+
+    def __init__(self, request: RestRequest, single: bool) -> None:
+        scope = scope_of(request)
+        self.memo = scope.site.memo
+        self.generation = request.scope.generation
+        self.prefix = ("cal.event", single, args.ctx_of(request).home, request.url_for(f"{NAMESPACE}.events"))
+        self.found: dict[int, dict[str, Any]] = {}
+
+    def has(self, item: Item) -> bool:
+        if item.password or self.generation is None:
+            return False
+        found = self.memo.get((*self.prefix, item.id), self.generation)
+        if found is not None:
+            self.found[item.id] = found
+        return found is not None
+
+    def shown(self, item: Item, loaded: cal.Loaded, build: Any) -> dict[str, Any]:
+        """The representation of ``item``: remembered, else built (and kept)."""
+        found = self.found.get(item.id)
+        if found is None:
+            found = build(item)
+            if not item.password:
+                self.memo.put((*self.prefix, item.id), self.generation, found, loaded.sources(item))
+        return dict(found)  # the kept one stays as built
+
+
 def list_events(request: RestRequest) -> Any:
     scope = scope_of(request)
-    page = listing.list_events(scope.site, args.ctx_of(request), request.params, generation=scope.generation)
+    remembered = _Remembered(request, single=False)
+    page = listing.list_events(scope.site, args.ctx_of(request), request.params, generation=scope.generation,
+                               represented=remembered.has)
     query = page.query
     if not page.items and query.page > 1:
         return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
     builder = args.builder(request, page.loaded)
-    shown = [builder.event(item) for item in page.items]
+    shown = [remembered.shown(item, page.loaded, builder.event) for item in page.items]
     return args.envelope(request, "events", shown, page.total, query.page, query.per_page, query.applied)
 
 
@@ -69,9 +101,12 @@ def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
 
 
 def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
+    remembered = _Remembered(request, single=single)
+    if remembered.has(item):
+        return remembered.shown(item, cal.Loaded(items=[item]), None)
     with args.site_of(request).read() as conn:
         loaded = cal.load_items(conn, args.ctx_of(request), [item])
-    return args.builder(request, loaded, single=single).event(item)
+    return remembered.shown(item, loaded, args.builder(request, loaded, single=single).event)
 
 
 def get_event(request: RestRequest) -> Any:

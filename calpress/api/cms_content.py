@@ -263,7 +263,8 @@ class ContentController:
         head = request.method == "HEAD"
         item_service.publish_due_items(self.site)
         with self.site.read() as conn:
-            found = item_service.query_items(conn, query, count_only=head)
+            # The content counter the answer cache read (None when it did not): totals are kept by it.
+            found = item_service.query_items(conn, query, count_only=head, generation=request.scope.generation)
             rows = found.items
             if (
                 not head

@@ -191,6 +191,19 @@ class Loaded:
     linked: dict[int, Item] = field(default_factory=dict)
     terms: dict[int, dict[str, list[Any]]] = field(default_factory=dict)
     images: dict[int, Any] = field(default_factory=dict)  # attachment id -> image object (False: none)
+    trashed_links: dict[int, list[int]] = field(default_factory=dict)  # event id -> linked ids in the trash
+
+    def sources(self, item: Item) -> set[tuple[str, int]]:
+        """The records the representation of ``item`` (an event of this page) is built from, as
+        store/memo.py names them: the event, its venues and organizers (trashed ones too), the
+        featured images of all of them, and its terms."""
+        linked = [*self.venues.get(item.id, ()), *self.organizers.get(item.id, ())]
+        found = {("item", item.id), *(("item", i) for i in linked), *(("item", i) for i in self.trashed_links.get(item.id, ()))}
+        media = [item.featured_media, *(self.linked[i].featured_media for i in linked if i in self.linked)]
+        found.update(("item", int(m)) for m in media if m)
+        for terms in self.terms.get(item.id, {}).values():
+            found.update(("term", term.id) for term in terms)
+        return found
 
 
 def load_items(
@@ -215,12 +228,13 @@ def _images(conn: sa.Connection, ctx: Context, found: Sequence[Item]) -> dict[in
 
 
 _LINKED = posts.alias("linked")
-# The links of a page of events joined to the (untrashed) venues and organizers they name, per
-# number of event ids bound (store/fast.padded_size).
+# The links of a page of events joined to the venues and organizers they name, per number of
+# event ids bound (store/fast.padded_size). Trashed ones are read too, and left out in Python:
+# what an event was built from includes the venue it does not show because it is in the trash.
 _LINKS = Shapes(lambda size: (
     sa.select(event_links.c.event_id, event_links.c.kind, _LINKED)
     .join(_LINKED, _LINKED.c.id == event_links.c.linked_id)
-    .where(in_binds(event_links.c.event_id, "event", size), _LINKED.c.status != "trash")
+    .where(in_binds(event_links.c.event_id, "event", size))
     .order_by(event_links.c.event_id, event_links.c.kind, event_links.c.position)
 ))
 _EVENT_ROWS = Shapes(lambda size: sa.select(events.c.post_id, *EVENT_COLUMNS).where(in_binds(events.c.post_id, "event", size)))
@@ -237,6 +251,9 @@ def _load_event_data(
             loaded.event_rows[row.post_id] = event_row(row)
     linked = loaded.linked
     for row in _LINKS(len(ids)).rows(conn, ids):
+        if row.status == "trash":
+            loaded.trashed_links.setdefault(row.event_id, []).append(row.id)
+            continue
         target = loaded.venues if row.kind == "venue" else loaded.organizers
         target.setdefault(row.event_id, []).append(row.id)
         if row.id not in linked:

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +36,7 @@ from ..store import textsearch
 from ..store.changes import read_generation
 from ..store.fast import Shapes, bind_list, in_binds, padded_size
 from ..store.tables import event_links, events, posts, row_offset, term_links
+from ..store.totals import TotalsCache
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
 from .events import EVENT_COLUMNS, EventRow, Loaded, db_datetime, event_row, load_items, parse_moment, site_timezone
 from .fields import kind_of
@@ -320,11 +320,19 @@ def linked_query(ctx: Context, content_type: str, filters: Mapping[str, Any], *,
 # -- pages ----------------------------------------------------------------------------------------
 
 
-def event_page(conn: sa.Connection, ctx: Context, query: EventQuery, generation: int | None = None) -> EventPage:
+def event_page(
+    conn: sa.Connection, ctx: Context, query: EventQuery, generation: int | None = None,
+    represented: Callable[[Item], bool] | None = None,
+) -> EventPage:
     """Run an event query and load its page (see the module docstring for the statements).
-    ``generation`` is the content counter when the caller has read it already."""
+    ``generation`` is the content counter when the caller has read it already. What the events
+    embed is loaded only for those ``represented`` says the caller has no representation of yet
+    (``loaded.items`` is the whole page all the same)."""
     found, rows, total = query_events(conn, query, generation)
-    return EventPage(query, load_items(conn, ctx, found, event_rows=rows), total)
+    wanted = found if represented is None else [item for item in found if not represented(item)]
+    loaded = load_items(conn, ctx, wanted, event_rows={item.id: rows[item.id] for item in wanted if item.id in rows})
+    loaded.items = list(found)
+    return EventPage(query, loaded, total)
 
 
 def linked_page(conn: sa.Connection, ctx: Context, query: LinkedQuery, generation: int | None = None) -> LinkedPage:
@@ -332,12 +340,16 @@ def linked_page(conn: sa.Connection, ctx: Context, query: LinkedQuery, generatio
     return LinkedPage(query, load_items(conn, ctx, found), total)
 
 
-def list_events(site: Any, ctx: Context, filters: Mapping[str, Any], *, generation: int | None = None) -> EventPage:
+def list_events(
+    site: Any, ctx: Context, filters: Mapping[str, Any], *, generation: int | None = None,
+    represented: Callable[[Item], bool] | None = None,
+) -> EventPage:
     """An event listing in one call: scheduled events whose time has come are published first,
-    then the filters are read and the page loaded in one read connection."""
+    then the filters are read and the page loaded in one read connection (``represented``: as
+    :func:`event_page`)."""
     item_service.publish_due_items(site)
     with site.read() as conn:
-        return event_page(conn, ctx, event_query(conn, ctx, filters), generation)
+        return event_page(conn, ctx, event_query(conn, ctx, filters), generation, represented)
 
 
 def list_linked(
@@ -505,25 +517,6 @@ def _search_condition(conn: sa.Connection, text: str, columns: Sequence[Any]) ->
     """Every word in at least one of ``columns`` (case-insensitive substring), as the CMS search."""
     words = search_words(text) or [text.strip()]
     return sa.and_(*(textsearch.contains(conn, columns, word) for word in words))
-
-
-class TotalsCache:
-    """Listing totals per query, valid while the content counter is unchanged (bounded)."""
-
-    def __init__(self, limit: int = 2048) -> None:
-        self._lock = threading.Lock()
-        self._values: dict[tuple[Any, ...], tuple[int, int]] = {}
-        self._limit = limit
-
-    def get(self, key: tuple[Any, ...], generation: int) -> int | None:
-        found = self._values.get(key)
-        return found[1] if found is not None and found[0] == generation else None
-
-    def put(self, key: tuple[Any, ...], generation: int, total: int) -> None:
-        with self._lock:
-            if len(self._values) >= self._limit:
-                self._values.clear()
-            self._values[key] = (generation, total)
 
 
 _totals = TotalsCache()

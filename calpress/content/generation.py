@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.changes import GENERATION_QUERY
+from ..store.changes import CHANGES_SINCE, GENERATION_QUERY
 from .items import publish_due_items
 
 
@@ -18,7 +18,7 @@ class ContentGeneration:
     """``generation(request)`` for one site: publishes what is due first (that is a write, and
     moves the counter), then reads the counter. When the counter moved since this process last
     looked, the site's options cache is dropped, so that answers cached from now on are built
-    with current options."""
+    with current options, and the site's memo forgets what the writes since changed."""
 
     def __init__(self, site: Any) -> None:
         self.site = site
@@ -31,4 +31,8 @@ class ContentGeneration:
         if generation != self.seen:
             self.seen = generation
             self.site.forget_options()
+        self.site.memo.catch_up(generation, self._steps)
         return generation
+
+    def _steps(self, since: int, upto: int) -> list[Any]:
+        return self.site.query(CHANGES_SINCE, {"since": since, "upto": upto})

@@ -98,6 +98,7 @@ def set_object_terms(
             later.new_objects.add(object_id)
         else:
             conn.execute(_COUNT_MORE, [{"term": term_id, "n": 1} for term_id in sorted(changed)])
+            record_change(conn, "term", "count", *sorted(changed))
     elif later is not None:
         later.recount.update(changed)
     else:
@@ -138,6 +139,7 @@ class _Counts:
         ).all()
         if gained:
             conn.execute(_COUNT_MORE, [{"term": row.term_id, "n": row.n} for row in gained])
+            record_change(conn, "term", "count", *sorted(row.term_id for row in gained))
 
 
 @contextlib.contextmanager
@@ -198,6 +200,7 @@ def _count(conn: sa.Connection, types: list[str], term_ids: list[int]) -> None:
         .scalar_subquery()
     )
     conn.execute(sa.update(terms).where(terms.c.id.in_(term_ids)).values(count=published))
+    record_change(conn, "term", "count", *term_ids)  # events embed their terms' counts
 
 
 def recount_objects(conn: sa.Connection, registry: ContentRegistry, object_ids: Iterable[int]) -> None:

@@ -9,7 +9,10 @@ transaction. Today a record does two things:
   (:func:`one_bump`) a transaction bumps it once, when it ends, however many writes it
   recorded: an import's batch of fifty events is one bump, not a hundred, and PostgreSQL writers
   hold the counter's row lock only from that moment to their commit. A read of the counter
-  inside such a transaction settles the bump first (:func:`settle`), so it sees its own writes;
+  inside such a transaction settles the bump first (:func:`settle`), so it sees its own writes.
+  The bump logs, in the same statement, which records the transaction changed (the ``changes``
+  table, migration 0009): every process reads the steps it missed and forgets only what it built
+  from those records (store/memo.py);
 * it remembers the change on the transaction's connection; ``Site.write()`` hands the changes
   of a committed transaction to the site's listeners (the options cache listens today; webhooks
   will hang here later).
@@ -21,13 +24,15 @@ for stray counter updates.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 import sqlalchemy as sa
 
 from .fast import FastQuery
+from .tables import changes as changes_table
 from .tables import counters
 
 Kind = Literal["item", "term", "comment", "user", "option"]
@@ -57,11 +62,11 @@ _OWED = "calpress_bump_owed"
 def record(conn: sa.Connection, kind: Kind, action: str, *ids: int | str) -> None:
     """Record a write of ``kind`` (``create``, ``update``, ``trash``, ``delete``, ``publish``...)
     in the caller's transaction."""
+    conn.info.setdefault(_PENDING, []).append(Change(kind, action, tuple(ids)))
     if conn.info.get(_ONE_BUMP):
         conn.info[_OWED] = True
     else:
         _bump(conn, CONTENT_GENERATION)
-    conn.info.setdefault(_PENDING, []).append(Change(kind, action, tuple(ids)))
 
 
 @contextlib.contextmanager
@@ -94,18 +99,66 @@ def take(conn: sa.Connection) -> list[Change]:
 
 
 def _bump(conn: sa.Connection, name: str) -> None:
-    changed = conn.execute(sa.update(counters).where(counters.c.name == name).values(value=counters.c.value + 1)).rowcount
-    if not changed:
+    """Move the counter one step and log what the transaction changed so far, in one statement
+    (migration 0009 says how); every CHANGES_KEPT steps, the log's oldest steps go."""
+    touched = touched_text(conn.info.get(_PENDING, ()))
+    statement = _BUMP_POSTGRESQL if conn.dialect.name == "postgresql" else _BUMP_SQLITE
+    generation = conn.execute(statement, {"touched": touched}).scalar()
+    if generation is None:  # no counter row (a database made without the first migration's)
         conn.execute(sa.insert(counters).values(name=name, value=1))
+        conn.execute(sa.insert(changes_table).values(generation=1, touched=touched))
+    elif generation % CHANGES_KEPT == 0:
+        conn.execute(_PRUNE, {"oldest": generation - CHANGES_KEPT})
+
+
+# How many steps of the log are kept: a process that missed more forgets everything it built.
+CHANGES_KEPT = 1024
+# A write's touched records past this many are logged as "everything".
+_TOUCHED_MAX = 2000
+EVERYTHING = "*"
+
+_BUMP_SQLITE = sa.text(
+    "INSERT INTO changes (generation, touched) SELECT value + 1, :touched FROM counters WHERE name = 'content' "
+    "RETURNING generation"
+)
+_BUMP_POSTGRESQL = sa.text(
+    "WITH moved AS (UPDATE counters SET value = value + 1 WHERE name = 'content' RETURNING value) "
+    "INSERT INTO changes (generation, touched) SELECT value, :touched FROM moved RETURNING generation"
+)
+_PRUNE = sa.delete(changes_table).where(changes_table.c.generation <= sa.bindparam("oldest"))
+
+
+def touched_text(recorded: Iterable[Change]) -> str:
+    """The log's ``touched`` for these changes: kind -> ids, or everything when a change did not
+    name its records (a bulk import) or they are too many to list."""
+    kinds: dict[str, set[int | str]] = {}
+    for change in recorded:
+        if not change.ids:
+            return _EVERYTHING_TEXT
+        kinds.setdefault(change.kind, set()).update(change.ids)
+    if sum(len(ids) for ids in kinds.values()) > _TOUCHED_MAX:
+        return _EVERYTHING_TEXT
+    return json.dumps({kind: sorted(ids, key=str) for kind, ids in kinds.items()}, separators=(",", ":"))
+
+
+_EVERYTHING_TEXT = json.dumps({EVERYTHING: 1})
+
+
+# The counter's read compiled once, for the hot path: ``Site.query(GENERATION_QUERY)`` runs it on
+# the thread's own connection (its one row holds the value).
+GENERATION_QUERY = FastQuery(sa.select(counters.c.value).where(counters.c.name == CONTENT_GENERATION))
 
 
 def read_generation(conn: sa.Connection) -> int:
     """The content counter's current value (this transaction's writes counted)."""
     settle(conn)
-    value = conn.execute(sa.select(counters.c.value).where(counters.c.name == CONTENT_GENERATION)).scalar()
-    return int(value or 0)
+    rows = GENERATION_QUERY.rows(conn)
+    return int(rows[0][0] or 0) if rows else 0
 
-
-# The same read compiled once, for the hot path: ``Site.query(GENERATION_QUERY)`` runs it on the
-# thread's own connection (its one row holds the value).
-GENERATION_QUERY = FastQuery(sa.select(counters.c.value).where(counters.c.name == CONTENT_GENERATION))
+# The log's steps after ``since`` up to ``upto``, in order (store/memo.py reads them).
+CHANGES_SINCE = FastQuery(
+    sa.select(changes_table.c.generation, changes_table.c.touched)
+    .where(changes_table.c.generation > sa.bindparam("since", type_=changes_table.c.generation.type),
+           changes_table.c.generation <= sa.bindparam("upto", type_=changes_table.c.generation.type))
+    .order_by(changes_table.c.generation)
+)

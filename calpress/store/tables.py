@@ -149,6 +149,7 @@ posts = sa.Table(
     sa.Column("comment_count", Int, nullable=False, default=0, server_default=ZERO),
     sa.Column("meta", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
     sa.Index(None, "type", "status", "date_utc"),
+    sa.Index(None, "type", "date_local", "id"),  # listings' default order (migration 0008)
     sa.Index(None, "type", "slug"),
     sa.Index(None, "parent", "type"),
     sa.Index(None, "author"),
@@ -226,6 +227,18 @@ counters = sa.Table(
     metadata,
     sa.Column("name", sa.String(64), primary_key=True),
     sa.Column("value", sa.BigInteger, nullable=False, default=0, server_default=ZERO),
+)
+
+# What each step of the content counter changed, so that every process can forget exactly what
+# it built from those records (store/memo.py). One row per bump: ``generation`` is the counter's
+# new value, ``touched`` a JSON object of kind -> ids ({"item": [5], "term": [3]}; {"*": 1} when
+# a write did not say which). Written by the bump itself, in one statement (store/changes.py);
+# only the last CHANGES_KEPT rows are kept.
+changes = sa.Table(
+    "changes",
+    metadata,
+    sa.Column("generation", Int, primary_key=True, autoincrement=False),
+    sa.Column("touched", sa.Text(), nullable=False),
 )
 
 # Comments on content items (the reference's wp_comments). ``status`` holds the REST names:

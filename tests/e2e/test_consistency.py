@@ -43,3 +43,34 @@ def test_a_write_is_seen_by_the_next_read_on_every_worker(db_url, tmp_path):
                     shown = _fresh_get(events, start_date="2027-06-01", per_page="50")
                     assert event.json()["id"] in [e["id"] for e in shown.json()["events"]], f"round {number}: event not listed"
                     assert shown.json()["total"] == number + 1
+
+
+def test_remembered_events_follow_a_write_made_by_the_other_worker(db_url, tmp_path):
+    """Both workers remember the events they built (store/memo.py); a venue renamed through one
+    worker shows in every event that embeds it, on both, under queries never asked before (the
+    answer cache misses), while the event that does not embed it stays as it was."""
+    with serving(db_url, tmp_path, workers="2") as server:
+        server.cli("user", "create", "admin", "admin@example.test", "--role=administrator")
+        password = server.cli("user", "application-password", "create", "admin", "e2e", "--porcelain").strip()
+        base = f"{server.url}/wp-json/cal/events/v1"
+        with httpx.Client(auth=("admin", password), timeout=20) as writer:
+            venue = writer.post(f"{base}/venues", json={"venue": "Hall 0"}).json()
+            dates = {"start_date": "2027-07-01 10:00:00", "end_date": "2027-07-01 11:00:00"}
+            hosted = writer.post(f"{base}/events", json={"title": "Hosted", "venue": venue["id"], **dates}).json()
+            alone = writer.post(f"{base}/events", json={"title": "Alone", **dates}).json()
+            fresh = 0
+            for number in range(1, ROUNDS // 2 + 1):
+                for _ in range(READS):  # both workers build and remember both events
+                    fresh += 1
+                    assert _fresh_get(f"{base}/events", start_date="2027-07-01", miss=str(fresh)).status_code == 200
+                renamed = writer.post(f"{base}/venues/{venue['id']}", json={"venue": f"Hall {number}"})
+                assert renamed.status_code == 200, renamed.text
+                for _ in range(READS):
+                    fresh += 1
+                    shown = _fresh_get(f"{base}/events", start_date="2027-07-01", miss=str(fresh)).json()["events"]
+                    by_id = {event["id"]: event for event in shown}
+                    assert by_id[hosted["id"]]["venue"]["venue"] == f"Hall {number}", f"round {number}"
+                    assert by_id[alone["id"]]["venue"] == []
+                    fresh += 1
+                    single = _fresh_get(f"{base}/events/{hosted['id']}", miss=str(fresh)).json()
+                    assert single["venue"]["venue"] == f"Hall {number}", f"round {number}"

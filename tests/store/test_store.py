@@ -27,7 +27,7 @@ from calpress.store.writers import writer_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = ROOT / "calpress" / "store" / "migrations"
-TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links", "counters", "comments", "login_failures"}
+TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links", "counters", "comments", "login_failures", "changes"}
 NOW = dt.datetime(2025, 1, 2, 3, 4, 5)
 
 
@@ -161,6 +161,7 @@ def test_upgrade_creates_every_table_and_reaches_head(empty_db_url: str) -> None
             assert {name for name in found if not is_undeclared(name)} == {ix.name for ix in table.indexes}, table.name
         assert {ix["name"] for ix in inspector.get_indexes("posts") if not is_undeclared(ix["name"])} == {
             "ix_posts_type_status_date_utc",
+            "ix_posts_type_date_local_id",
             "ix_posts_type_slug",
             "ix_posts_parent_type",
             "ix_posts_author",
@@ -235,7 +236,7 @@ def test_concurrent_upgrades_from_several_processes(empty_db_url: str, tmp_path:
         engine.dispose()
 
 
-HEAD = "0007"  # the newest shipped migration; bump with each new one
+HEAD = "0009"  # the newest shipped migration; bump with each new one
 
 SECOND_REVISION = '''
 """Throwaway test revision: rebuilds users with a new column (batch mode, a table copy on SQLite)."""

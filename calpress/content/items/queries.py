@@ -14,9 +14,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from ...store import textsearch
+from ...store.changes import read_generation
 from ...store.fast import Shapes, bind_list, in_binds, padded_size
 from ...store.tables import posts, row_offset
 from ...store.textsearch import escape_like
+from ...store.totals import TotalsCache
 from ..types import ContentType
 from .record import FORMAT_KEY, Item
 
@@ -347,40 +349,66 @@ def _plain_conditions(statuses: int, bounds: tuple[str, ...]) -> list[Any]:
 
 
 def _plain_page(statuses: int, bounds: tuple[str, ...], orderby: str, descending: bool) -> sa.Select:
-    conditions = _plain_conditions(statuses, bounds)
+    """A page in order, nothing counted: by date, the index on ``(type, date_local, id)`` gives
+    the rows in order and the statement stops at the page's end (migration 0008)."""
     tie = posts.c.id.desc() if descending else posts.c.id.asc()
     column = posts.c[_PLAIN_ORDER[orderby]]
     ordering = [tie] if column is posts.c.id else [column.desc() if descending else column.asc(), tie]
-    page = (
-        sa.select(posts.c.id.label("page_id"), sa.func.count().over().label("matched")).where(*conditions).order_by(*ordering)
+    return (
+        sa.select(posts).where(*_plain_conditions(statuses, bounds)).order_by(*ordering)
         .limit(sa.bindparam("limit", type_=sa.BigInteger())).offset(sa.bindparam("offset", type_=sa.BigInteger()))
-        .subquery("page")
     )
-    return sa.select(posts, page.c.matched).join(page, posts.c.id == page.c.page_id).order_by(*ordering)
 
 
 _PLAIN_PAGES = Shapes(_plain_page)
 _PLAIN_COUNTS = Shapes(lambda statuses, bounds: sa.select(sa.func.count().label("total")).select_from(posts).where(
     *_plain_conditions(statuses, bounds)))
+_plain_totals = TotalsCache()
 
 
-def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False) -> ItemPage:
-    """One page of items and the total matching, in one statement; a second, counting statement
-    runs only when the page is past the end. ``count_only`` (HEAD requests) reads the total alone.
+def _totals_key(conn: sa.Connection, shape: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...]:
+    return (conn.engine.url.render_as_string(), shape[0], shape[1],
+            *sorted((name, value) for name, value in params.items() if name not in ("limit", "offset")))
 
-    The statement pages the ids first (a window count over the filtered ids, sorted, limited)
+
+def _plain_total(conn: sa.Connection, shape: tuple[Any, ...], params: dict[str, Any], generation: int | None) -> int:
+    """The number of items the compiled query matches, counted once per query while the content
+    counter is unchanged (store/totals.py). ``generation`` is the counter when the caller has
+    read it already."""
+    key = _totals_key(conn, shape, params)
+    if generation is None:
+        generation = read_generation(conn)
+    total = _plain_totals.get(key, generation)
+    if total is None:
+        total = int(_PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0])
+        _plain_totals.put(key, generation, total)
+    return total
+
+
+def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False, generation: int | None = None) -> ItemPage:
+    """One page of items and the total matching. ``count_only`` (HEAD requests) reads the total
+    alone. ``generation``: the content counter, when the caller has read it.
+
+    A listing of the compiled kind (no search, no term or id filters) reads its page in order
+    and stops at the page's end; the total is counted by a second statement, unless the first
+    page holds every match, and remembered per query while the counter is unchanged.
+
+    Any other statement pages the ids first (a window count over the filtered ids, sorted, limited)
     and joins the whole rows of that page alone: sorting 100,000 matches of a search then moves
     ids and sort keys, not every row's content and meta."""
     plain = _plain_shape(query)
     if plain is not None:
         shape, params = plain
         if count_only:
-            return ItemPage([], _PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0])
+            return ItemPage([], _plain_total(conn, shape, params, generation))
         rows = _PLAIN_PAGES(*shape).rows(conn, params)
-        if rows:
-            return ItemPage([Item.from_row(row) for row in rows], rows[0].matched)
-        total = _PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0] if params["offset"] > 0 else 0
-        return ItemPage([], total)
+        if params["offset"] == 0 and len(rows) < params["limit"]:
+            total = len(rows)  # the first page holds every match: nothing to count
+            if generation is not None:
+                _plain_totals.put(_totals_key(conn, shape, params), generation, total)
+        else:
+            total = _plain_total(conn, shape, params, generation)
+        return ItemPage([Item.from_row(row) for row in rows], total)
     conditions, relevance = _conditions(conn, query)
     count_stmt = sa.select(sa.func.count()).select_from(posts).where(*conditions)
     if count_only:

@@ -1,0 +1,126 @@
+"""The content counter's change log (store/changes.py, migration 0009) and the memo that follows
+it (store/memo.py)."""
+
+from __future__ import annotations
+
+import json
+
+import sqlalchemy as sa
+
+from calpress.store import changes, db
+from calpress.store.changes import Change, record, touched_text
+from calpress.store.memo import Memo
+from calpress.store.tables import changes as changes_table
+from calpress.store.tables import counters
+
+
+def _log(engine: sa.Engine) -> list[tuple[int, dict]]:
+    with db.read_connection(engine) as conn:
+        rows = conn.execute(sa.select(changes_table.c.generation, changes_table.c.touched).order_by("generation")).all()
+        return [(row.generation, json.loads(row.touched)) for row in rows]
+
+
+def _counter(engine: sa.Engine) -> int:
+    with db.read_connection(engine) as conn:
+        return int(conn.execute(sa.select(counters.c.value).where(counters.c.name == "content")).scalar_one())
+
+
+def test_every_bump_logs_what_its_transaction_changed(engine):
+    db.upgrade(engine)
+    start = _counter(engine)
+    with db.write_transaction(engine) as conn:  # as Site.write() holds one
+        with changes.one_bump(conn):
+            record(conn, "item", "update", 5)
+            record(conn, "term", "count", 3, 4)
+            record(conn, "item", "terms", 5)
+        changes.take(conn)
+    with db.write_transaction(engine) as conn:
+        record(conn, "option", "update", "blogname")  # outside one_bump: bumped at once
+        changes.take(conn)
+    assert _counter(engine) == start + 2
+    assert _log(engine)[-2:] == [
+        (start + 1, {"item": [5], "term": [3, 4]}),
+        (start + 2, {"option": ["blogname"]}),
+    ]
+    # A rolled-back write leaves neither a step nor a log row.
+    try:
+        with db.write_transaction(engine) as conn:
+            record(conn, "item", "update", 9)
+            raise RuntimeError("abandoned")
+    except RuntimeError:
+        pass
+    assert _counter(engine) == start + 2 and _log(engine)[-1][0] == start + 2
+
+
+def test_the_log_keeps_its_last_steps(engine, monkeypatch):
+    db.upgrade(engine)
+    monkeypatch.setattr(changes, "CHANGES_KEPT", 4)
+    for n in range(11):
+        with db.write_transaction(engine) as conn:
+            record(conn, "item", "update", n + 1)
+            changes.take(conn)
+    log = _log(engine)
+    top = _counter(engine)
+    assert log[-1][0] == top
+    assert [generation for generation, _ in log] == list(range(log[0][0], top + 1))  # no gaps
+    assert len(log) <= 2 * 4
+
+
+def test_touched_says_everything_when_a_change_names_nothing_or_too_much():
+    assert json.loads(touched_text([Change("item", "import")])) == {"*": 1}
+    many = [Change("item", "update", tuple(range(3000)))]
+    assert json.loads(touched_text(many)) == {"*": 1}
+    assert json.loads(touched_text([Change("item", "update", (2, 1)), Change("item", "terms", (2,))])) == {"item": [1, 2]}
+
+
+def _steps(log: dict[int, dict]):
+    def steps(since: int, upto: int) -> list[tuple[int, str]]:
+        return [(g, json.dumps(log[g])) for g in range(since + 1, upto + 1) if g in log]
+    return steps
+
+
+def test_memo_forgets_only_what_a_step_changed():
+    memo = Memo()
+    memo.catch_up(1, _steps({}))
+    memo.put("event 5", 1, {"id": 5}, [("item", 5), ("item", 50), ("term", 7)])
+    memo.put("event 6", 1, {"id": 6}, [("item", 6), ("term", 8)])
+    assert memo.get("event 5", 1) == {"id": 5}
+    memo.catch_up(3, _steps({2: {"item": [50]}, 3: {"term": [9]}}))
+    assert memo.get("event 5", 3) is None  # built from item 50 (its venue, say)
+    assert memo.get("event 6", 3) == {"id": 6}
+    memo.catch_up(4, _steps({4: {"term": [8]}}))
+    assert memo.get("event 6", 4) is None
+
+
+def test_memo_forgets_everything_on_what_it_cannot_follow():
+    for step in ({"option": ["blogname"]}, {"*": 1}, {"user": [1]}, {"comment": [3]}):
+        memo = Memo()
+        memo.catch_up(1, _steps({}))
+        memo.put("event", 1, {}, [("item", 1)])
+        memo.catch_up(2, _steps({2: step}))
+        assert len(memo) == 0, step
+    # A step missing from the log (pruned): everything goes.
+    memo = Memo()
+    memo.catch_up(1, _steps({}))
+    memo.put("event", 1, {}, [("item", 1)])
+    memo.catch_up(3, _steps({3: {"item": [2]}}))
+    assert len(memo) == 0
+
+
+def test_memo_keeps_nothing_built_at_another_step():
+    memo = Memo()
+    memo.catch_up(5, _steps({}))
+    memo.put("late", 4, {}, [("item", 1)])  # built by a request that read the counter earlier
+    assert len(memo) == 0
+    memo.put("now", 5, {"v": 1}, [("item", 1)])
+    assert memo.get("now", 4) is None and memo.get("now", None) is None
+    memo.catch_up(4, _steps({}))  # an older reader does not move the memo back
+    assert memo.generation == 5 and memo.get("now", 5) == {"v": 1}
+
+
+def test_memo_is_bounded():
+    memo = Memo(limit=3)
+    memo.catch_up(1, _steps({}))
+    for n in range(7):
+        memo.put(n, 1, n, [("item", n)])
+    assert 1 <= len(memo) <= 3

@@ -34,6 +34,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("port", "CALPRESS_PORT", 8080, "Port `calpress serve` listens on."),
     Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
     Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away."),
+    Setting("memo_size", "CALPRESS_MEMO_SIZE", 8192, "Event representations each worker keeps until a record they were built from changes (store/memo.py); 0 keeps none, so every page is built from the database."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
     Setting("body_timeout", "CALPRESS_BODY_TIMEOUT", 15, "Seconds a client may pause while sending a request body before it is answered 408 (calpress serve reads bodies before a request thread is taken)."),
     Setting("max_upload", "CALPRESS_MAX_UPLOAD", 100 * 1024 * 1024, "Largest file upload in bytes: a raw body (media uploads) or a multipart form (413 beyond it, refused from Content-Length before anything is read). Such bodies are written to a temporary file as they arrive, never held whole in memory."),
@@ -65,6 +66,7 @@ class Settings:
     port: int = 8080
     workers: int = 1
     threads: int = 2
+    memo_size: int = 8192
     log_level: str = "warning"
     max_body: int = 8 * 1024 * 1024
     max_upload: int = 100 * 1024 * 1024
@@ -92,7 +94,7 @@ class Settings:
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name in ("port", "workers", "threads", "max_body", "max_upload", "batch_max_requests", "body_timeout", "login_max_failures", "login_lockout"):
+    if name in ("port", "workers", "threads", "memo_size", "max_body", "max_upload", "batch_max_requests", "body_timeout", "login_max_failures", "login_lockout"):
         return int(value)
     if name in ("data_dir", "uploads_dir"):
         return Path(value)
@@ -130,6 +132,8 @@ def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, st
         raise ValueError(f"CALPRESS_ENVIRONMENT must be one of {', '.join(ENVIRONMENT_TYPES)}")
     if values["login_max_failures"] < 0:
         raise ValueError("CALPRESS_LOGIN_MAX_FAILURES must be 0 (no throttle) or a positive number of failed logins")
+    if values["memo_size"] < 0:
+        raise ValueError("CALPRESS_MEMO_SIZE must be 0 (keep nothing) or a positive number of representations")
     if values["login_lockout"] < 1:
         raise ValueError("CALPRESS_LOGIN_LOCKOUT must be a positive number of seconds")
     if not values["secret_key"]:

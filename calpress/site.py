@@ -93,7 +93,7 @@ class Site:
         self._fast_connections: list[Any] = []
         # Representations built from stored records, kept until those records change (store/memo.py;
         # caught up with the content counter by content/generation.py).
-        self.memo = Memo()
+        self.memo = Memo(limit=settings.memo_size)
         # Told about the changes of every committed write transaction (store/changes.py).
         self.change_listeners: list[ChangeListener] = [self._options_changed]
 

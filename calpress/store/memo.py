@@ -31,7 +31,8 @@ _MAX_STEPS = 512
 
 
 class Memo:
-    """Values built from stored records, kept while those records are unchanged (bounded)."""
+    """Values built from stored records, kept while those records are unchanged (at most
+    ``limit`` of them; 0 keeps none)."""
 
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
@@ -79,7 +80,7 @@ class Memo:
     def put(self, key: Hashable, generation: int | None, value: Any, depends: Iterable[tuple[str, int | str]]) -> None:
         """Keep ``value``, built from records ``depends`` while the counter was ``generation``
         (nothing is kept when the memo has moved on meanwhile)."""
-        if generation is None:
+        if generation is None or self.limit <= 0:
             return
         with self._lock:
             if generation != self.generation:

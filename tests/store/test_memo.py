@@ -124,3 +124,25 @@ def test_memo_is_bounded():
     for n in range(7):
         memo.put(n, 1, n, [("item", n)])
     assert 1 <= len(memo) <= 3
+
+
+def test_a_memo_of_size_zero_keeps_nothing():
+    memo = Memo(limit=0)
+    memo.catch_up(1, _steps({}))
+    memo.put("event", 1, {}, [("item", 1)])
+    assert len(memo) == 0 and memo.get("event", 1) is None
+
+
+def test_the_memo_size_is_a_setting(tmp_path):
+    import pytest
+
+    from calpress.config import load_settings
+
+    def settings(**values):
+        return load_settings({"data_dir": str(tmp_path), "secret_key": "x", **values}, environ={})
+
+    assert settings().memo_size == 8192
+    assert settings(memo_size="0").memo_size == 0
+    assert load_settings({"data_dir": str(tmp_path), "secret_key": "x"}, environ={"CALPRESS_MEMO_SIZE": "12"}).memo_size == 12
+    with pytest.raises(ValueError, match="CALPRESS_MEMO_SIZE"):
+        settings(memo_size="-1")

@@ -9,9 +9,11 @@ Measures, each as a median of alternating rounds against the baseline's requests
 - the same listing with --large events stored (default 100,000), and its rate as a share of the
   1,000-event rate;
 - each of those again with the answer cache defeated ("cache defeated"): every request carries
-  ``miss=N``, a parameter the routes ignore, with a number never sent before, so each page is
-  built from the database (the per-query totals, kept while the content counter is unchanged,
-  still count once per query shape);
+  ``miss=N``, a parameter the routes ignore, with a number never sent before, so the answer
+  cache never serves it (the per-query totals, kept while the content counter is unchanged,
+  still count once per query shape, and each worker reuses the event representations it built,
+  store/memo.py: run with ``CALPRESS_MEMO_SIZE=0`` in the environment to build every event from
+  the database);
 and reports `seed-demo --events <large>` wall time and peak resident memory, and the resident
 memory of the server worker after serving the large listing.
 

@@ -59,7 +59,7 @@ def test_remembered_events_follow_a_write_made_by_the_other_worker(db_url, tmp_p
             hosted = writer.post(f"{base}/events", json={"title": "Hosted", "venue": venue["id"], **dates}).json()
             alone = writer.post(f"{base}/events", json={"title": "Alone", **dates}).json()
             fresh = 0
-            for number in range(1, ROUNDS // 2 + 1):
+            for number in range(1, 4):
                 for _ in range(READS):  # both workers build and remember both events
                     fresh += 1
                     assert _fresh_get(f"{base}/events", start_date="2027-07-01", miss=str(fresh)).status_code == 200

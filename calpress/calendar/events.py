@@ -193,16 +193,17 @@ class Loaded:
     images: dict[int, Any] = field(default_factory=dict)  # attachment id -> image object (False: none)
     trashed_links: dict[int, list[int]] = field(default_factory=dict)  # event id -> linked ids in the trash
 
-    def sources(self, item: Item) -> set[tuple[str, int]]:
+    def sources(self, item: Item, *, terms: bool = True) -> set[tuple[str, int]]:
         """The records the representation of ``item`` (an event of this page) is built from, as
         store/memo.py names them: the event, its venues and organizers (trashed ones too), the
-        featured images of all of them, and its terms."""
+        featured images of all of them, and (unless ``terms`` is false) its terms."""
         linked = [*self.venues.get(item.id, ()), *self.organizers.get(item.id, ())]
         found = {("item", item.id), *(("item", i) for i in linked), *(("item", i) for i in self.trashed_links.get(item.id, ()))}
         media = [item.featured_media, *(self.linked[i].featured_media for i in linked if i in self.linked)]
         found.update(("item", int(m)) for m in media if m)
-        for terms in self.terms.get(item.id, {}).values():
-            found.update(("term", term.id) for term in terms)
+        if terms:
+            for listed in self.terms.get(item.id, {}).values():
+                found.update(("term", term.id) for term in listed)
         return found
 
 

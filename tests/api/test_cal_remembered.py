@@ -9,6 +9,7 @@ import itertools
 
 from cal_linked_support import store_image
 from cal_support import EVENTS, ORGANIZERS, VENUES, make_event, make_organizer, make_venue, set_option
+from content_support import statement_counter
 
 _fresh = itertools.count(1)
 
@@ -93,6 +94,22 @@ def test_terms_renamed_and_recounted_show_in_every_event(app, client, admin):
     [tag] = listed(client)[event["id"]]["tags"]
     make_event(client, admin, "Jazz too", tags=str(tag["id"]))
     assert listed(client)[event["id"]]["tags"][0]["count"] == 2
+    same_as_built(app, client)
+
+    # A count that moved costs the term, not the event: the event stays remembered (its links,
+    # venues and organizers are not read again), and only its terms are read back.
+    single(client, event["id"])
+    make_event(client, admin, "One more", categories=str(category["id"]))
+    with statement_counter(app) as statements:
+        shown = single(client, event["id"])
+    assert shown["categories"][0]["count"] == 3
+    assert not [s for s in statements if "event_links" in s], statements
+    assert [s for s in statements if "FROM terms" in s], statements
+
+    # A deleted term leaves the events it was on, remembered or not.
+    response = client.delete(f"/cal/events/v1/tags/{tag['id']}", user=admin, params={"force": "true"})
+    assert response.status_code == 200, response.json
+    assert listed(client)[event["id"]]["tags"] == []
     same_as_built(app, client)
 
 

@@ -34,7 +34,7 @@ class Memo:
     """Values built from stored records, kept while those records are unchanged (at most
     ``limit`` of them; 0 keeps none)."""
 
-    def __init__(self, limit: int = 8192) -> None:
+    def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
         self.generation: int | None = None
         self._lock = threading.Lock()

@@ -141,7 +141,7 @@ def test_the_memo_size_is_a_setting(tmp_path):
     def settings(**values):
         return load_settings({"data_dir": str(tmp_path), "secret_key": "x", **values}, environ={})
 
-    assert settings().memo_size == 8192
+    assert settings().memo_size == 2048
     assert settings(memo_size="0").memo_size == 0
     assert load_settings({"data_dir": str(tmp_path), "secret_key": "x"}, environ={"CALPRESS_MEMO_SIZE": "12"}).memo_size == 12
     with pytest.raises(ValueError, match="CALPRESS_MEMO_SIZE"):

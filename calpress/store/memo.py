@@ -17,6 +17,7 @@ was built from.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -85,8 +86,13 @@ class Memo:
         with self._lock:
             if generation != self.generation:
                 return
-            if len(self._entries) >= self.limit or len(self._dependents) >= 4 * self.limit:
+            if len(self._dependents) >= 4 * self.limit:
                 self._forget_all()
+            elif len(self._entries) >= self.limit:
+                # The oldest quarter goes (entries keep their order of arrival); the index may
+                # still name them, which only ever drops a key that is gone already.
+                for old in list(itertools.islice(self._entries, max(1, self.limit // 4))):
+                    del self._entries[old]
             self._entries[key] = value
             for record in depends:
                 self._dependents.setdefault(record, set()).add(key)

@@ -118,12 +118,18 @@ def test_memo_keeps_nothing_built_at_another_step():
     assert memo.generation == 5 and memo.get("now", 5) == {"v": 1}
 
 
-def test_memo_is_bounded():
-    memo = Memo(limit=3)
+def test_memo_is_bounded_and_drops_its_oldest_first():
+    memo = Memo(limit=8)
     memo.catch_up(1, _steps({}))
-    for n in range(7):
+    for n in range(20):
         memo.put(n, 1, n, [("item", n)])
-    assert 1 <= len(memo) <= 3
+        assert len(memo) <= 8
+    assert memo.get(19, 1) == 19 and memo.get(18, 1) == 18  # the newest stay
+    assert memo.get(0, 1) is None
+    # The index of what entries depend on stays bounded too.
+    for n in range(20, 200):
+        memo.put(n, 1, n, [("item", n), ("term", n)])
+    assert len(memo) <= 8 and len(memo._dependents) <= 4 * 8 + 2  # + the last entry's own
 
 
 def test_a_memo_of_size_zero_keeps_nothing():

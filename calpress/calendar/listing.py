@@ -527,18 +527,14 @@ def query_events(
 ) -> tuple[list[Item], dict[int, EventRow], int]:
     """A page of events (items and their event rows) and the total, in two statements (one when
     the total is cached). Ordered as :func:`_order` says."""
-    key = ("events", conn.engine.url.render_as_string(), *query.key())
-    if generation is None:
-        generation = read_generation(conn)
-    total = _totals.get(key, generation)
-    if total is None:
+    def count() -> int:
         if query.search:
             where, params = _event_conditions(conn, query)
-            total = conn.execute(_count_statement(where), params).scalar_one()
-        else:
-            shape, params = event_shape(query)
-            total = _COUNTS(conn.dialect.name, *shape).rows(conn, params)[0][0]
-        _totals.put(key, generation, total)
+            return conn.execute(_count_statement(where), params).scalar_one()
+        shape, params = event_shape(query)
+        return _COUNTS(conn.dialect.name, *shape).rows(conn, params)[0][0]
+
+    total = _totals.total(conn, ("events", *query.key()), generation, count)
     if not total:
         return [], {}, 0
     found, rows = ordered_rows(conn, query, limit=query.per_page, offset=(query.page - 1) * query.per_page)
@@ -680,13 +676,8 @@ def query_linked(conn: sa.Connection, query: LinkedQuery, generation: int | None
         matched = _linked_search([Item.from_row(row) for row in rows], query.content_type, query.search)
         start = (query.page - 1) * query.per_page
         return matched[start:start + query.per_page], len(matched)
-    key = (kind, conn.engine.url.render_as_string(), *query.key())
-    if generation is None:
-        generation = read_generation(conn)
-    total = _totals.get(key, generation)
-    if total is None:
-        total = conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one()
-        _totals.put(key, generation, total)
+    total = _totals.total(conn, (kind, *query.key()), generation,
+                          lambda: conn.execute(sa.select(sa.func.count()).select_from(posts).where(*where)).scalar_one())
     if not total:
         return [], 0
     rows = conn.execute(

@@ -9,7 +9,12 @@ remembered total. Bounded: past ``limit`` queries the memory is emptied and star
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
+
+import sqlalchemy as sa
+
+from .changes import read_generation
 
 
 class TotalsCache:
@@ -29,3 +34,19 @@ class TotalsCache:
             if len(self._values) >= self._limit:
                 self._values.clear()
             self._values[key] = (generation, total)
+
+    def total(self, conn: sa.Connection, key: tuple[Any, ...], generation: int | None, count: Callable[[], int]) -> int:
+        """The total of the query ``key`` on ``conn``'s database: remembered at ``generation``
+        (the content counter, read here when the caller has not), else ``count()`` and kept."""
+        if generation is None:
+            generation = read_generation(conn)
+        full = (conn.engine.url, *key)
+        found = self.get(full, generation)
+        if found is None:
+            found = int(count())
+            self.put(full, generation, found)
+        return found
+
+    def remember(self, conn: sa.Connection, key: tuple[Any, ...], generation: int, total: int) -> None:
+        """Keep a total the caller knows without counting (a first page holding every match)."""
+        self.put((conn.engine.url, *key), generation, total)

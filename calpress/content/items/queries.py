@@ -14,7 +14,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from ...store import textsearch
-from ...store.changes import read_generation
 from ...store.fast import Shapes, bind_list, in_binds, padded_size
 from ...store.tables import posts, row_offset
 from ...store.textsearch import escape_like
@@ -366,23 +365,16 @@ _PLAIN_COUNTS = Shapes(lambda statuses, bounds: sa.select(sa.func.count().label(
 _plain_totals = TotalsCache()
 
 
-def _totals_key(conn: sa.Connection, shape: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...]:
-    return (conn.engine.url.render_as_string(), shape[0], shape[1],
-            *sorted((name, value) for name, value in params.items() if name not in ("limit", "offset")))
+def _totals_key(shape: tuple[Any, ...], params: dict[str, Any]) -> tuple[Any, ...]:
+    return ("items", shape[0], shape[1], *sorted((name, value) for name, value in params.items() if name not in ("limit", "offset")))
 
 
 def _plain_total(conn: sa.Connection, shape: tuple[Any, ...], params: dict[str, Any], generation: int | None) -> int:
     """The number of items the compiled query matches, counted once per query while the content
     counter is unchanged (store/totals.py). ``generation`` is the counter when the caller has
     read it already."""
-    key = _totals_key(conn, shape, params)
-    if generation is None:
-        generation = read_generation(conn)
-    total = _plain_totals.get(key, generation)
-    if total is None:
-        total = int(_PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0])
-        _plain_totals.put(key, generation, total)
-    return total
+    return _plain_totals.total(conn, _totals_key(shape, params), generation,
+                               lambda: _PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0])
 
 
 def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False, generation: int | None = None) -> ItemPage:
@@ -405,7 +397,7 @@ def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = Fal
         if params["offset"] == 0 and len(rows) < params["limit"]:
             total = len(rows)  # the first page holds every match: nothing to count
             if generation is not None:
-                _plain_totals.put(_totals_key(conn, shape, params), generation, total)
+                _plain_totals.remember(conn, _totals_key(shape, params), generation, total)
         else:
             total = _plain_total(conn, shape, params, generation)
         return ItemPage([Item.from_row(row) for row in rows], total)

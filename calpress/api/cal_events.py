@@ -91,7 +91,7 @@ class _Remembered:
                 self.terms[term_id] = self._keep_term(term_id, embedded_term(term, self.request.url_for))
 
     def _keep_term(self, term_id: int, shown: dict[str, Any]) -> dict[str, Any]:
-        self.memo.put((*self.term_prefix, term_id), self.generation, shown, [("term", term_id)])
+        self.memo.put((*self.term_prefix, term_id), self.generation, shown, term_store.shown_with_count(term_id))
         return shown
 
     def shown(self, item: Item, loaded: cal.Loaded, build: Any) -> dict[str, Any]:

@@ -295,8 +295,7 @@ class ContentController:
                     scope.remember(parent)
                 edit = request.get_param("context") == "edit"
                 shown = [item for item in rows if (self.can_edit(request, item) if edit else self.can_read(request, item))]
-                related = self.representation.related(conn, request, shown)
-                data = [self.representation.prepare(request, item, related) for item in shown]
+                data = self.representation.shown(conn, request, shown)
         return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
 
     def query_for(self, request: RestRequest, query: ItemQuery) -> ItemQuery:

@@ -15,6 +15,7 @@ from ..content.items import Item, Related
 from ..rest import schema as rest_schema
 from ..rest.controller import fields_for_context, wants_field
 from ..rest.errors import RestError
+from ..rest.links import finish_links
 from ..rest.request import RestRequest
 from .cms_content_schema import ContentSchema
 from .cms_terms import term_route
@@ -25,7 +26,12 @@ from .scope import context_of, scope_of
 class ContentRepresentation:
     """The representation of the items of one content type, built once per type from its
     schema: ``related`` loads what a page needs, ``prepare`` shapes one item, ``links`` its
-    ``_links``. Methods take the request, whose context, fields and user decide what is shown."""
+    ``_links``, and ``shown`` does all three for a page, keeping what it built in the site's
+    memo. Methods take the request, whose context, fields and user decide what is shown."""
+
+    # Whether finished representations of this type's items may be kept in the site's memo
+    # (store/memo.py). Media items are not (yet): their fields read files and sizes.
+    rememberable = True
 
     def __init__(self, schema: ContentSchema, route_name: str) -> None:
         self.schema = schema
@@ -34,6 +40,19 @@ class ContentRepresentation:
         self.route_name = route_name
         self.is_blocks = schema.type.name == "wp_block"
         self._subfields: dict[tuple[str, str], frozenset[str]] = {}
+
+    def shown(self, conn: Any, request: RestRequest, items: list[Item]) -> list[dict[str, Any]]:
+        """The page's items as the request shows them, links finished (curie, target hints).
+        Items shown to this requester the same way since their records last changed come from
+        the memo; the others are built, with what they need loaded for all of them at once,
+        and kept."""
+        kept = _Kept(self, request)
+        missing = [item for item in items if not kept.has(item)]
+        related = self.related(conn, request, missing) if missing else Related()
+        if len(missing) < len(items) and "_embed" in request.query:
+            self._preload_authors(conn, request, items, [item.author for item in items if item.author])
+        return [kept.shown(item) if item.id in kept.found else kept.keep(item, self.prepare(request, item, related), related)
+                for item in items]
 
     def related(
         self, conn: Any, request: RestRequest, found: list[Item], *, new: bool = False, generated: dict[int, str] | None = None
@@ -334,6 +353,65 @@ class ContentRepresentation:
                 rels.append("action-assign-" + taxonomy.rest_base)
         actions[self.type.name] = rels
         return rels
+
+
+class _Kept:
+    """The site's memo as one request's page of content items uses it. An item is kept finished
+    (links hinted) under the request's addresses, requester, context and fields, with the
+    records it was built from: itself, its parent, its terms, its featured image and that
+    image's parent, and (through its revisions' own writes, store/changes.py) its revisions.
+    Not kept: edit context (its generated slug reads other items), password-protected items,
+    pages below another page (their address reads every ancestor)."""
+
+    __slots__ = ("representation", "request", "memo", "generation", "prefix", "found")
+
+    def __init__(self, representation: ContentRepresentation, request: RestRequest) -> None:
+        scope = scope_of(request)
+        self.representation = representation
+        self.request = request
+        self.memo = scope.site.memo
+        self.generation = scope.generation
+        self.found: dict[int, dict[str, Any]] = {}
+        context_name = str(request.get_param("context") or "view")
+        self.prefix: tuple[Any, ...] | None = None
+        if self.generation is not None and self.memo.limit > 0 and representation.rememberable and context_name != "edit":
+            fields = request.query.get("_fields")
+            self.prefix = (
+                "cms.item", representation.type.name, request.user_id, context_name,
+                None if fields is None else str(fields), "_embed" in request.query,
+                str(request.get_param("excerpt_length")), request.base_url, context_of(request).home,
+            )
+
+    def _eligible(self, item: Item) -> bool:
+        return self.prefix is not None and not item.password and not (self.representation.type.hierarchical and item.parent)
+
+    def has(self, item: Item) -> bool:
+        if not self._eligible(item):
+            return False
+        found = self.memo.get((*self.prefix, item.id), self.generation)  # type: ignore[misc]
+        if found is not None:
+            self.found[item.id] = found
+        return found is not None
+
+    def shown(self, item: Item) -> dict[str, Any]:
+        return dict(self.found[item.id])  # the kept one stays as built; its links are final
+
+    def keep(self, item: Item, data: dict[str, Any], related: Related) -> dict[str, Any]:
+        if not self._eligible(item):
+            return data
+        finish_links(data, self.request.routes, self.request)
+        depends: list[tuple[str, int]] = [("item", item.id)]
+        if item.parent:
+            depends.append(("item", item.parent))
+        for terms in related.terms.get(item.id, {}).values():
+            depends.extend(("term", term.id) for term in terms)
+        if item.featured_media:
+            depends.append(("item", item.featured_media))
+            media = related.media.get(item.featured_media)
+            if media is not None and media.parent:
+                depends.append(("item", media.parent))
+        self.memo.put((*self.prefix, item.id), self.generation, data, depends)  # type: ignore[misc]
+        return dict(data)
 
 
 _HTML_CLASS = re.compile(r"%[a-fA-F0-9][a-fA-F0-9]|[^A-Za-z0-9_-]")

@@ -208,6 +208,8 @@ def _check_featured_media(request: RestRequest, mime: str) -> None:
 class MediaRepresentation(ContentRepresentation):
     """The content representation plus the media fields, in the reference's order."""
 
+    rememberable = False
+
     def prepare(self, request: RestRequest, item: Item, related: Related, *, links: bool = True, password: Any = None) -> dict[str, Any]:
         data = super().prepare(request, item, related, links=False, password=password)
         context_name = str(request.get_param("context") or "view")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.changes import CHANGES_SINCE, GENERATION_QUERY
+from ..store.changes import CHANGES_SINCE, GENERATION_AND_CHANGES, GENERATION_QUERY
+from ..store.memo import MAX_STEPS
 from .items import publish_due_items
 
 
@@ -26,12 +27,26 @@ class ContentGeneration:
 
     def __call__(self, request: Any = None) -> int:
         publish_due_items(self.site)
-        rows = self.site.query(GENERATION_QUERY)
+        memo = self.site.memo
+        since = memo.steps_since()
+        if since is None:
+            rows = self.site.query(GENERATION_QUERY)
+            steps = self._steps
+        else:
+            # The steps the memo missed come with the counter, in one round trip.
+            rows = self.site.query(GENERATION_AND_CHANGES, {"since": since, "window": MAX_STEPS})
+            read = [(step, touched) for _, step, touched in rows if step is not None]
+
+            def steps(after: int, upto: int) -> list[Any]:
+                if after != since:  # another thread moved the memo meanwhile
+                    return self._steps(after, upto)
+                return [row for row in read if row[0] <= upto]
+
         generation = int(rows[0][0]) if rows else 0
         if generation != self.seen:
             self.seen = generation
             self.site.forget_options()
-        self.site.memo.catch_up(generation, self._steps)
+        memo.catch_up(generation, steps)
         return generation
 
     def _steps(self, since: int, upto: int) -> list[Any]:

@@ -199,7 +199,8 @@ def _insert_revision(
     # The GUID is the revision's own (plain) address, as the reference's wp_insert_post sets it.
     revision.guid = items.permalink(ctx, revision)
     conn.execute(sa.update(posts).where(posts.c.id == revision_id).values(guid=revision.guid))
-    record_change(conn, "item", "create", revision_id)
+    # The parent is touched too: its links count its revisions and name the latest.
+    record_change(conn, "item", "create", revision_id, parent.id)
     return revision
 
 
@@ -294,7 +295,7 @@ def autosave(
         "meta": {**previous.meta, **sent_meta},
     }
     conn.execute(sa.update(posts).where(posts.c.id == previous.id).values(**values))
-    record_change(conn, "item", "update", previous.id)
+    record_change(conn, "item", "update", previous.id, previous.parent)  # it may now be the latest
     updated = get_revision(conn, previous.id)
     assert updated is not None
     return updated
@@ -303,4 +304,4 @@ def autosave(
 def delete_revision(conn: sa.Connection, revision: Item) -> None:
     """Delete a revision for good (revisions have no trash)."""
     conn.execute(sa.delete(posts).where(posts.c.id == revision.id, posts.c.type == REVISION_TYPE))
-    record_change(conn, "item", "delete", revision.id)
+    record_change(conn, "item", "delete", revision.id, revision.parent)

@@ -222,8 +222,16 @@ def sanitize_title(title: str, fallback: str = "", *, locale: str = "") -> str:
     punctuation are removed; spaces, dots and slashes become dashes, runs of dashes collapse and
     dashes at either end are trimmed. An empty result gives ``fallback``.
     """
-    slug = _title_to_slug(remove_accents(str(title), locale))
+    title = str(title)
+    slug = _known_slug(title, locale) if len(title) <= 64 else _title_to_slug(remove_accents(title, locale))
     return slug if slug else fallback
+
+
+@lru_cache(maxsize=4096)
+def _known_slug(title: str, locale: str) -> str:
+    """Short titles' slugs, kept: listings sanitise the same status and slug names on every
+    request (``status=publish``), and the work is pure."""
+    return _title_to_slug(remove_accents(title, locale))
 
 
 def _title_to_slug(title: str) -> str:

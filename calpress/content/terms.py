@@ -35,6 +35,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
 from ..store import textsearch
+from ..store.changes import TERM_COUNT
 from ..store.changes import record as record_change
 from ..store.fast import Shapes, bind_list, in_binds, padded_size
 from ..store.tables import row_offset, term_links, terms
@@ -118,6 +119,12 @@ def get_term(conn: sa.Connection, term_id: int, taxonomy: str | None = None) -> 
         stmt = stmt.where(terms.c.taxonomy == taxonomy)
     row = conn.execute(stmt).first()
     return _term(row) if row else None
+
+
+def shown_with_count(term_id: int) -> list[tuple[str, int]]:
+    """The records that what shows a term with its count is built from (store/memo.py): the
+    term, and its count, which moves apart from it whenever an item joins or leaves it."""
+    return [("term", term_id), (TERM_COUNT, term_id)]
 
 
 def get_terms(conn: sa.Connection, term_ids: Iterable[int]) -> dict[int, Term]:

@@ -17,11 +17,12 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from . import links as link_hints
 from . import schema as rest_schema
 from .cache import ResponseCache
 from .errors import RestError
 from .registry import Endpoint, Registry, Route
-from .request import RestRequest, parse_query
+from .request import RestRequest
 from .response import RestResponse, ensure_response
 from .scope import Scope
 from .urls import rest_url
@@ -29,7 +30,6 @@ from .urls import rest_url
 log = logging.getLogger("calpress.rest")
 
 _LINK_SLOT = 2
-WP_CURIE = {"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}
 NO_ROUTE = ("rest_no_route", "No route was found matching the URL and request method.")
 INTERNAL_ERROR = RestError("internal_server_error", "There has been a critical error on this website.", status=500)
 NOCACHE_HEADERS = {
@@ -415,23 +415,7 @@ class RestServer:
 
     def allowed_methods(self, route: Route, request: RestRequest) -> list[str]:
         """Methods of ``route`` whose permission check passes for this request (the Allow header)."""
-        allowed: list[str] = []
-        original = request.method
-        try:
-            for endpoint in route.endpoints:
-                if endpoint.permission is None:
-                    ok = True
-                else:
-                    request.method = endpoint.methods[0]
-                    try:
-                        ok = endpoint.permission(request) is True
-                    except Exception:  # a check that cannot run on this request does not allow
-                        ok = False
-                if ok:
-                    allowed.extend(m for m in endpoint.methods if m not in allowed)
-        finally:
-            request.method = original
-        return allowed
+        return link_hints.allowed_methods(route, request)
 
     def _options(self, request: RestRequest) -> RestResponse:
         matched = self.registry.match(request.route)
@@ -456,62 +440,14 @@ class RestServer:
 
     def request_from_url(self, href: str, parent: RestRequest, method: str = "GET") -> RestRequest | None:
         """A sub-request for a link this server generated, run as the parent's user."""
-        base = parent.base_url
-        if "?rest_route=" not in base and (href.startswith(base + "/") or href == base):
-            parts = urlsplit(href[len(base) :])
-            route = parts.path or "/"
-            query = parse_query(parts.query)
-        else:
-            parts = urlsplit(href)
-            query = parse_query(parts.query)
-            if "rest_route" not in query:
-                return None
-            route = str(query.pop("rest_route"))
-        sub = RestRequest(method, route, query=query, base_url=base, remote_addr=parent.remote_addr)
-        sub.user = parent.user
-        sub.auth = parent.auth
-        sub.routes = parent.routes
-        sub.engine = parent.engine
-        # It reads what the parent's answer links to, as the parent's user: it shares the
-        # parent's loaded records (a batch sub-request would not).
-        sub.scope = parent.scope.child(sub, share=True)
-        return sub
+        return link_hints.sub_request(href, parent, method)
 
     def _add_target_hints(self, data: Any, request: RestRequest) -> None:
-        """Finish the links of an item or list: target hints on ``self`` links, and the ``wp``
-        curie whenever a compact ``wp:`` relation is present (as the reference's
-        get_compact_response_links), so controllers never add either themselves."""
-        items = data if isinstance(data, list) else [data]
-        for item in items:
-            if not isinstance(item, dict):
-                continue
-            links = item.get("_links")
-            if not isinstance(links, dict):
-                continue
-            if "curies" not in links and any(rel.startswith("wp:") for rel in links):
-                links["curies"] = [dict(WP_CURIE)]
-            for link in links.get("self", ()):
-                if not isinstance(link, dict) or "targetHints" in link:
-                    continue
-                allow = self._link_allow(link.get("href", ""), request)
-                if allow is not None:
-                    link["targetHints"] = {"allow": allow}
-
-    def _link_allow(self, href: str, request: RestRequest) -> list[str] | None:
-        known = request.scope.allow
-        if href in known:
-            return known[href]
-        allow: list[str] | None = None
-        sub = self.request_from_url(href, request)
-        if sub is not None:
-            matched = self.registry.match(sub.route)
-            if matched is not None:
-                route, url_params = matched
-                sub.url_params = url_params
-                sub.route_def = route
-                allow = self.allowed_methods(route, sub)
-        known[href] = allow
-        return allow
+        """Finish the links of an item or list (rest/links.py), so controllers never add the
+        curie or target hints themselves."""
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict):
+                link_hints.finish_links(item, self.registry, request)
 
     def _embed(self, data: Any, request: RestRequest, rels: set[str] | None) -> Any:
         if isinstance(data, list):

@@ -116,6 +116,8 @@ CHANGES_KEPT = 1024
 # A write's touched records past this many are logged as "everything".
 _TOUCHED_MAX = 2000
 EVERYTHING = "*"
+# The log's name for the changed counts of terms (``record(conn, "term", "count", ...)``).
+TERM_COUNT = "term_count"
 
 _BUMP_SQLITE = sa.text(
     "INSERT INTO changes (generation, touched) SELECT value + 1, :touched FROM counters WHERE name = 'content' "
@@ -135,7 +137,10 @@ def touched_text(recorded: Iterable[Change]) -> str:
     for change in recorded:
         if not change.ids:
             return _EVERYTHING_TEXT
-        kinds.setdefault(change.kind, set()).update(change.ids)
+        # A term's count is logged apart from the term: what shows a term's id or name does
+        # not change when another item joins it.
+        kind = TERM_COUNT if change.kind == "term" and change.action == "count" else change.kind
+        kinds.setdefault(kind, set()).update(change.ids)
     if sum(len(ids) for ids in kinds.values()) > _TOUCHED_MAX:
         return _EVERYTHING_TEXT
     return json.dumps({kind: sorted(ids, key=str) for kind, ids in kinds.items()}, separators=(",", ":"))
@@ -154,6 +159,25 @@ def read_generation(conn: sa.Connection) -> int:
     settle(conn)
     rows = GENERATION_QUERY.rows(conn)
     return int(rows[0][0] or 0) if rows else 0
+
+# The counter and, in the same round trip, the log's steps after ``since`` (at most ``window`` of
+# them, the newest): one row per step, in order, each carrying the counter's value; a single row
+# whose step columns are NULL when there are none.
+GENERATION_AND_CHANGES = FastQuery(
+    sa.select(counters.c.value, changes_table.c.generation, changes_table.c.touched)
+    .select_from(
+        counters.outerjoin(
+            changes_table,
+            sa.and_(
+                changes_table.c.generation > sa.bindparam("since", type_=changes_table.c.generation.type),
+                changes_table.c.generation <= counters.c.value,
+                changes_table.c.generation > counters.c.value - sa.bindparam("window", type_=changes_table.c.generation.type),
+            ),
+        )
+    )
+    .where(counters.c.name == CONTENT_GENERATION)
+    .order_by(changes_table.c.generation)
+)
 
 # The log's steps after ``since`` up to ``upto``, in order (store/memo.py reads them).
 CHANGES_SINCE = FastQuery(

@@ -1,7 +1,8 @@
 """What a process built from stored records (a representation, say), kept until one of those
 records changes, in this process or any other.
 
-Each entry names the records it was built from (``depends``: ``("item", 5)``, ``("term", 3)``).
+Each entry names the records it was built from (``depends``: ``("item", 5)``, ``("term", 3)``;
+``("term_count", 3)`` when it shows the term's count, which moves apart from the term).
 The content counter (store/changes.py) moves with every write, and its log says which records
 each step changed; before a request uses the memo, :meth:`Memo.catch_up` reads the steps it
 missed and drops the entries built from those records, and nothing else. A step that names no
@@ -23,12 +24,12 @@ import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
-from .changes import EVERYTHING
+from .changes import EVERYTHING, TERM_COUNT
 
 # The kinds of record an entry may depend on; a step touching any other kind drops everything.
-DEPENDABLE = ("item", "term")
+DEPENDABLE = ("item", "term", TERM_COUNT)
 # Steps are read in one statement; a gap longer than this drops everything instead.
-_MAX_STEPS = 512
+MAX_STEPS = 512
 
 
 class Memo:
@@ -50,6 +51,14 @@ class Memo:
         with self._lock:
             self._forget_all()
 
+    def steps_since(self) -> int | None:
+        """The counter value after which :meth:`catch_up` will want the log's steps, or None
+        when it will want none (nothing is kept that a step could drop), so that the caller can
+        read them with the counter."""
+        if self.generation is None or not self._entries:
+            return None
+        return self.generation
+
     def catch_up(self, generation: int, steps: Callable[[int, int], Sequence[Any]]) -> None:
         """Drop what the steps up to ``generation`` changed. ``steps(since, upto)`` reads the log's
         rows (generation, touched) after ``since`` up to ``upto``."""
@@ -61,7 +70,7 @@ class Memo:
                 return  # a request that read the counter earlier: it goes without the memo
             if current is None or not self._entries:
                 self._forget_all()
-            elif generation - current > _MAX_STEPS:
+            elif generation - current > MAX_STEPS:
                 self._forget_all()
             else:
                 found = steps(current, generation)

@@ -33,13 +33,15 @@ def test_every_bump_logs_what_its_transaction_changed(engine):
             record(conn, "item", "update", 5)
             record(conn, "term", "count", 3, 4)
             record(conn, "item", "terms", 5)
+            record(conn, "term", "update", 4)
         changes.take(conn)
     with db.write_transaction(engine) as conn:
         record(conn, "option", "update", "blogname")  # outside one_bump: bumped at once
         changes.take(conn)
     assert _counter(engine) == start + 2
     assert _log(engine)[-2:] == [
-        (start + 1, {"item": [5], "term": [3, 4]}),
+        # Counts are logged apart from the terms themselves.
+        (start + 1, {"item": [5], "term_count": [3, 4], "term": [4]}),
         (start + 2, {"option": ["blogname"]}),
     ]
     # A rolled-back write leaves neither a step nor a log row.
@@ -90,6 +92,12 @@ def test_memo_forgets_only_what_a_step_changed():
     assert memo.get("event 6", 3) == {"id": 6}
     memo.catch_up(4, _steps({4: {"term": [8]}}))
     assert memo.get("event 6", 4) is None
+    # A term's count moving drops only what shows the count.
+    memo.put("term 7", 4, {"count": 1}, [("term", 7), ("term_count", 7)])
+    memo.put("post 8", 4, {"categories": [7]}, [("item", 8), ("term", 7)])
+    memo.catch_up(5, _steps({5: {"term_count": [7]}}))
+    assert memo.get("term 7", 5) is None
+    assert memo.get("post 8", 5) == {"categories": [7]}
 
 
 def test_memo_forgets_everything_on_what_it_cannot_follow():

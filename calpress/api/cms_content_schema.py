@@ -50,6 +50,7 @@ class ContentSchema:
         self.api = api
         self.registry = api.site.registry
         self.type = content_type
+        self._statuses_seen: dict[Any, tuple[str, ...]] = {}  # a listing's status value -> its statuses
         self.taxonomies = self.registry.rest_taxonomies_of(content_type.name)
         self.meta_fields = self.registry.registered_meta(content_type)
         # what meta shows for a key nothing is stored under (lists and dicts copied per item)
@@ -311,7 +312,7 @@ class ContentSchema:
             "type": "array",
             "items": {"enum": list(self.list_statuses), "type": "string"},
             "validate": self._check_statuses,
-            "sanitize": lambda value, request, name: parse_slug_list(value),
+            "sanitize": self._sanitize_statuses,
         }
         if self.taxonomies:
             params["tax_relation"] = {"description": "Limit result set based on relationship between multiple taxonomies.", "type": "string", "enum": ["AND", "OR"]}
@@ -380,23 +381,45 @@ class ContentSchema:
                 return True
         return rest_schema.validate_value(value, {"type": "string", "enum": list(self.write_statuses)}, name) or True
 
-    def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
-        """Listing statuses: each in the enum, and other than the default only for users who may
-        edit items of the type (``private`` also for readers of private items)."""
+    def _listing_statuses(self, value: Any, name: str) -> tuple[str, ...] | RestError:
+        """The statuses a listing's ``status`` names, or the schema's error. The same for the
+        same value every time, so kept for string values (``publish`` on nearly every request)."""
+        key = value if isinstance(value, str) else tuple(value) if isinstance(value, list) and all(
+            isinstance(entry, str) for entry in value) else None
+        found = self._statuses_seen.get(key) if key is not None else None
+        if found is not None:
+            return found
         error = rest_schema.validate_value(
             value, {"type": "array", "items": {"enum": list(self.list_statuses), "type": "string"}}, name
         )
         if error is not None:
             return error
+        statuses = tuple(parse_slug_list(value))
+        if key is not None:
+            if len(self._statuses_seen) >= 256:
+                self._statuses_seen.clear()
+            self._statuses_seen[key] = statuses
+        return statuses
+
+    def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
+        """Listing statuses: each in the enum, and other than the default only for users who may
+        edit items of the type (``private`` also for readers of private items)."""
+        statuses = self._listing_statuses(value, name)
+        if isinstance(statuses, RestError):
+            return statuses
         caps = self.type.caps
         ctx = context_of(request)
-        for status in parse_slug_list(value):
+        for status in statuses:
             if status == "publish":
                 continue
             if ctx.can(caps["edit_posts"]) or (status == "private" and ctx.can(caps["read_private_posts"])):
                 continue
             return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
         return True
+
+    def _sanitize_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
+        statuses = self._listing_statuses(value, name)
+        return list(statuses) if isinstance(statuses, tuple) else parse_slug_list(value)
 
     def _check_template(self, value: Any, request: RestRequest, name: str) -> Any:
         if not isinstance(value, str):

@@ -98,6 +98,7 @@ class RestServer:
         # flagged ``cache`` are kept (final form, encoded) and reused while it is unchanged.
         self.generation = generation
         self.answers = ResponseCache()
+        self._plans: dict[int, _ArgPlan] = {}  # id(endpoint) -> how prepare_params walks its arguments
 
     # -- the whole HTTP-level pipeline ------------------------------------------------------------
 
@@ -332,16 +333,19 @@ class RestServer:
             return error_response(err)
 
     def prepare_params(self, request: RestRequest, endpoint: Endpoint) -> None:
-        """Install defaults, then check required, validate and sanitise every declared argument."""
+        """Install defaults, then check required, validate and sanitise every declared argument.
+
+        An argument checked by its schema alone (no callback) gives the same answer for the same
+        value every time: those answers are kept per endpoint for scalar values (``_ArgPlan``),
+        so a listing's defaults and common values are not checked again on every request."""
         json_error = request.json_error()
         if json_error is not None:
             raise json_error
-        args = endpoint.args
-        defaults = request.defaults
-        for name, arg in args.items():
-            if "default" in arg:
-                defaults[name] = arg["default"]
-        missing = [name for name, arg in args.items() if arg.get("required") is True and request.get_param(name) is None]
+        plan = self._plans.get(id(endpoint))
+        if plan is None or plan.endpoint is not endpoint:
+            plan = self._plans[id(endpoint)] = _ArgPlan(endpoint)
+        request.defaults.update(plan.defaults)
+        missing = [name for name in plan.required if request.get_param(name) is None]
         if missing:
             raise RestError(
                 "rest_missing_callback_param",
@@ -352,21 +356,27 @@ class RestServer:
         params = request.params
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
-        for name, arg in args.items():
+        kept: dict[str, Any] = {}  # name -> the sanitised value of a schema-only argument
+        for name, arg in plan.checked:
             value = params.get(name)
             if value is None:
                 continue
             validator = arg.get("validate")
-            if validator is not None and isinstance(value, str) and len(value) > arg.get("maxLength", len(value)):
+            if validator is None:
+                if arg.get("sanitize") is None:
+                    # Schema only: checked and sanitised in one go, or taken from what was kept.
+                    verdict, kept[name] = plan.schema_outcome(name, arg, value)
+                else:
+                    verdict = rest_schema.validate_value(value, arg, name)
+                if isinstance(verdict, RestError):
+                    invalid[name] = verdict.message
+                    details[name] = {"code": verdict.code, "message": verdict.message, "data": verdict.data}
+                continue
+            if isinstance(value, str) and len(value) > arg.get("maxLength", len(value)):
                 # A length bound holds even where a custom validator replaces the schema check.
                 verdict = rest_schema.validate_value(value, {"type": "string", "maxLength": arg["maxLength"]}, name)
-            elif validator is not None:
-                verdict = validator(value, request, name)
-            elif "type" in arg:
-                verdict = rest_schema.validate_value(value, arg, name)
-                verdict = True if verdict is None else verdict
             else:
-                continue
+                verdict = validator(value, request, name)
             if verdict is False:
                 invalid[name] = "Invalid parameter."
             elif isinstance(verdict, RestError):
@@ -380,18 +390,23 @@ class RestServer:
                 params=invalid,
                 details=details or [],
             )
-        for name, arg in args.items():
+        for name, arg in plan.sanitized:
             value = params.get(name)
             if value is None:
                 continue
             sanitizer = arg.get("sanitize")
             try:
-                if sanitizer is not None:
+                if name in kept:
+                    result = kept[name]
+                    if isinstance(result, RestError):
+                        raise result
+                    params[name] = result
+                elif sanitizer is not None:
                     result = sanitizer(value, request, name)
                     if isinstance(result, RestError):
                         raise result
                     params[name] = result
-                elif "type" in arg:
+                else:
                     # An argument with a type and no sanitising callback goes through the
                     # reference's rest_parse_request_arg: the schema check (for the first time when
                     # a custom validator ran instead), then the coercion. Schema-derived arguments
@@ -498,6 +513,72 @@ class RestServer:
                 self._add_target_hints(result, sub)
         known[href] = result
         return result
+
+
+class _ArgPlan:
+    """An endpoint's arguments as ``prepare_params`` walks them, sorted once: the defaults, the
+    required names, those it validates (a callback or a type) and those it sanitises (a
+    callback or a type). A schema-only argument's outcome for a scalar value is kept (bounded),
+    since the schema alone decides it."""
+
+    __slots__ = ("endpoint", "defaults", "required", "checked", "sanitized", "_kept")
+
+    _LIMIT = 512
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        args = endpoint.args
+        self.defaults = {name: arg["default"] for name, arg in args.items() if "default" in arg}
+        self.required = [name for name, arg in args.items() if arg.get("required") is True]
+        self.checked = [(name, arg) for name, arg in args.items() if arg.get("validate") is not None or "type" in arg]
+        self.sanitized = [(name, arg) for name, arg in args.items() if arg.get("sanitize") is not None or "type" in arg]
+        self._kept: dict[tuple[str, Any], Any] = {}
+
+    def schema_outcome(self, name: str, arg: dict[str, Any], value: Any) -> tuple[RestError | None, Any]:
+        """(the validation error or None, then the sanitised value or its error) for a value of
+        an argument without callbacks. Kept for scalars and lists of scalars (an empty list is
+        the default of many listing filters); a list comes back as a new list each time."""
+        key = _value_key(value)
+        if key is not None:
+            found = self._kept.get((name, key))
+            if found is not None:
+                return None, list(found) if type(found) is tuple else found
+        verdict = rest_schema.validate_value(value, arg, name)
+        if verdict is not None:
+            return verdict, None
+        try:
+            result = rest_schema.sanitize_value(value, arg, name)
+        except RestError as err:
+            return None, err
+        if key is not None and (kept := _kept_form(result)) is not None:
+            if len(self._kept) >= self._LIMIT:
+                self._kept.clear()
+            self._kept[(name, key)] = kept
+        return None, result
+
+
+def _value_key(value: Any) -> Any:
+    """A hashable stand-in for a scalar or a list of scalars (types included: 1, True and "1"
+    are checked differently), else None."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return kind, value
+    if kind is list and all(type(entry) in _SCALARS for entry in value):
+        return list, tuple((type(entry), entry) for entry in value)
+    return None
+
+
+def _kept_form(result: Any) -> Any:
+    """What is kept of a sanitised value: a scalar as it is, a list of scalars as a tuple (None
+    when it cannot be kept)."""
+    if type(result) in _SCALARS:
+        return result
+    if type(result) is list and all(type(entry) in _SCALARS for entry in result):
+        return tuple(result)
+    return None
+
+
+_SCALARS = frozenset({str, int, float, bool})
 
 
 def _is_error_body(response: RestResponse) -> bool:

@@ -40,7 +40,7 @@ class TotalsCache:
         (the content counter, read here when the caller has not), else ``count()`` and kept."""
         if generation is None:
             generation = read_generation(conn)
-        full = (conn.engine.url, *key)
+        full = (_database_of(conn), *key)
         found = self.get(full, generation)
         if found is None:
             found = int(count())
@@ -49,4 +49,14 @@ class TotalsCache:
 
     def remember(self, conn: sa.Connection, key: tuple[Any, ...], generation: int, total: int) -> None:
         """Keep a total the caller knows without counting (a first page holding every match)."""
-        self.put((conn.engine.url, *key), generation, total)
+        self.put((_database_of(conn), *key), generation, total)
+
+
+def _database_of(conn: sa.Connection) -> str:
+    """Which database ``conn`` reads (its engine's URL as text, worked out once per engine): the
+    same process may serve several."""
+    engine = conn.engine
+    found = engine.__dict__.get("_calpress_database")
+    if found is None:
+        found = engine.__dict__["_calpress_database"] = engine.url.render_as_string(hide_password=False)
+    return found

@@ -171,6 +171,46 @@ def test_validation_errors_carry_params_and_details(server):
     assert body["data"]["details"]["order"]["code"] == "rest_not_in_enum"
 
 
+def test_checks_kept_per_value_answer_as_the_first_time(server, calls):
+    """Schema-only arguments keep their outcome per value (rest/server.py _ArgPlan): a kept
+    value answers exactly as a checked one, errors are checked again every time, and a kept
+    list reaches each handler as a list of its own."""
+    seen = []
+    for _ in range(3):
+        status, _, body = call(server, "POST", "/test/v1/things", json={"title": "x", "count": "7", "tags": "1,2"},
+                               headers={"X-Test-User": "admin"})
+        assert (status, body) == (201, {"title": "x", "count": 7, "tags": [1, 2]})
+        seen.append(body["tags"])
+        status, _, body = call(server, "POST", "/test/v1/things", json={"title": "x", "count": "7", "tags": "1,z"},
+                               headers={"X-Test-User": "admin"})
+        assert status == 400 and list(body["data"]["params"]) == ["tags"]
+        status, _, body = call(server, "GET", "/test/v1/things", query="per_page=0")
+        assert status == 400 and body["data"]["details"]["per_page"]["code"] == "rest_out_of_bounds"
+    # 1, True and "1" are different values to a schema: none is taken for another.
+    assert call(server, "POST", "/test/v1/things", json={"title": "x", "count": 1}, headers={"X-Test-User": "admin"})[2]["count"] == 1
+    status, _, body = call(server, "POST", "/test/v1/things", json={"title": "x", "count": True}, headers={"X-Test-User": "admin"})
+    assert status == 400 and body["data"]["details"]["count"]["code"] == "rest_invalid_type"
+
+
+def test_a_kept_list_is_a_new_list_for_each_request():
+    registry = Registry({"test": "test/v1"})
+    received = []
+
+    def handler(request):
+        value = request.get_param("ids")
+        received.append(value)
+        value.append(99)  # a handler that changes what it was given
+        return {"ids": value}
+
+    registry.add(Route("test", "/lists", [Endpoint(("GET",), handler, lambda request: True, args={
+        "ids": {"type": "array", "items": {"type": "integer"}, "default": []}})], name="test.lists"))
+    server = RestServer(registry, HeaderAuth())
+    for _ in range(3):
+        assert call(server, "GET", "/test/v1/lists")[2] == {"ids": [99]}
+        assert call(server, "GET", "/test/v1/lists", query="ids=1,2")[2] == {"ids": [1, 2, 99]}
+    assert len({id(value) for value in received}) == len(received)
+
+
 def test_invalid_params_are_not_checked_for_permission(server, calls):
     status, _, body = call(server, "POST", "/test/v1/things", json={"title": "x", "count": "many"})
     assert status == 400

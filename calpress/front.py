@@ -24,7 +24,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .app import ANONYMOUS_BODY, body_timeout_error, create_app
+from .app import ANONYMOUS_BODY, body_timeout_error, create_app, tune_gc
 from .config import Settings, load_settings
 
 _EMPTY = b""
@@ -222,4 +222,6 @@ def rsgi_app(settings: Settings | None = None) -> Front:
     """Factory for ``calpress serve`` (Granian, RSGI interface): settings come from the
     CALPRESS_* environment."""
     settings = settings or load_settings()
-    return Front(create_app(settings).wsgi, settings)
+    front = Front(create_app(settings).wsgi, settings)
+    tune_gc()
+    return front

@@ -133,8 +133,7 @@ def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
     """The event ``item_id`` if the requester may read it, else the reference's error."""
     if not item_id:
         return RestError("rest-event-not-found", f"Event with ID {item_id or 0} does not exist.", status=404)
-    with args.site_of(request).read() as conn:
-        item = item_service.get_item(conn, item_id)
+    item = item_service.read_item(args.site_of(request), item_id)
     if item is None:
         return RestError("rest-event-not-found", f"Event with ID {item_id} does not exist.", status=404)
     if item.type != cal.EVENT_TYPE:
@@ -162,15 +161,17 @@ def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, A
 def get_event(request: RestRequest) -> Any:
     site = args.site_of(request)
     item_service.publish_due_items(site)
-    with site.read() as conn:  # one snapshot (and one transaction) for the event and what it embeds
-        if "slug" in request.url_params:
+    if "slug" in request.url_params:
+        with site.read() as conn:
             item_id = cal.slug_to_id(conn, cal.EVENT_TYPE, str(request.get_param("slug")))
-        else:
-            item_id = int(request.get_param("id"))
-        found = _event_for_read(request, item_id)
-        if isinstance(found, RestError):
-            return found
-        return show_event(request, found, single=True)
+    else:
+        item_id = int(request.get_param("id"))
+    # The event is one row, read without a transaction; what it embeds, when it is not
+    # remembered, is read in one snapshot by show_event.
+    found = _event_for_read(request, item_id)
+    if isinstance(found, RestError):
+        return found
+    return show_event(request, found, single=True)
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -156,8 +156,7 @@ class ApiScope(Scope):
             if ident <= 0:
                 return None
             item_service.publish_due_items(self.site)
-            with self.site.read() as conn:
-                self.items[ident] = item_service.get_item(conn, ident)
+            self.items[ident] = item_service.read_item(self.site, ident)
         return self.items[ident]
 
     def remember(self, item: Item) -> None:

@@ -275,6 +275,16 @@ def get_item(conn: sa.Connection, item_id: int, content_type: str | None = None)
 
 
 _ITEM = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type)))
+
+
+def read_item(site: Any, item_id: int) -> Item | None:
+    """The item ``item_id`` read through ``site.query``: inside a read or write block on its
+    connection, else in one statement on the thread's own connection, without a transaction
+    (a single row needs no snapshot; what a caller reads next opens its own)."""
+    if item_id <= 0:
+        return None
+    rows = site.query(_ITEM, {"id": item_id})
+    return Item.from_row(rows[0]) if rows else None
 _ITEM_OF_TYPE = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type),
                                                  posts.c.type == sa.bindparam("type", type_=posts.c.type.type)))
 

@@ -323,12 +323,14 @@ def linked_query(ctx: Context, content_type: str, filters: Mapping[str, Any], *,
 def event_page(
     conn: sa.Connection, ctx: Context, query: EventQuery, generation: int | None = None,
     represented: Callable[[Item], bool] | None = None,
+    prefetched: tuple[list[Item], dict[int, EventRow], int] | None = None,
 ) -> EventPage:
     """Run an event query and load its page (see the module docstring for the statements).
     ``generation`` is the content counter when the caller has read it already. What the events
     embed is loaded only for those ``represented`` says the caller has no representation of yet
-    (``loaded.items`` is the whole page all the same)."""
-    found, rows, total = query_events(conn, query, generation)
+    (``loaded.items`` is the whole page all the same). ``prefetched``: the page and total, read
+    already (:func:`_page_without_connection`)."""
+    found, rows, total = prefetched if prefetched is not None else query_events(conn, query, generation)
     wanted = found if represented is None else [item for item in found if not represented(item)]
     loaded = load_items(conn, ctx, wanted, event_rows={item.id: rows[item.id] for item in wanted if item.id in rows})
     loaded.items = list(found)
@@ -348,8 +350,37 @@ def list_events(
     then the filters are read and the page loaded in one read connection (``represented``: as
     :func:`event_page`)."""
     item_service.publish_due_items(site)
+    early = _page_without_connection(site, ctx, filters, generation) if represented is not None else None
+    if early is not None:
+        query, *prefetched = early
+        if all(represented(item) for item in prefetched[0]):  # type: ignore[misc]
+            return EventPage(query, Loaded(items=list(prefetched[0])), prefetched[2])
+        with site.read() as conn:
+            return event_page(conn, ctx, query, generation, represented, prefetched=tuple(prefetched))  # type: ignore[arg-type]
     with site.read() as conn:
         return event_page(conn, ctx, event_query(conn, ctx, filters), generation, represented)
+
+
+def _page_without_connection(
+    site: Any, ctx: Context, filters: Mapping[str, Any], generation: int | None
+) -> tuple[EventQuery, list[Item], dict[int, EventRow], int] | None:
+    """The query, page and total of a listing whose total this process keeps at ``generation``
+    (no search, no term filter to look up), the page read in one statement on the thread's own
+    connection (``Site.query``) without opening a pooled connection and a transaction: when the
+    caller represents every event already, that statement is the listing's only one. None when
+    the listing does not qualify."""
+    if generation is None or filters.get("search") or any(filters.get(name) is not None for name, _ in _TERM_FILTERS):
+        return None
+    query = event_query(None, ctx, filters)  # type: ignore[arg-type]  # the connection is for term filters only
+    total = _totals.known(site.engine, ("events", *query.key()), generation)
+    if total is None:
+        return None
+    if not total:
+        return query, [], {}, 0
+    shape, params = event_shape(query)
+    params["limit"], params["offset"] = query.per_page, row_offset((query.page - 1) * query.per_page)
+    rows = site.query(_PAGES(site.engine.dialect.name, bool(query.include), query.descending, *shape), params)
+    return query, [Item.from_row(row) for row in rows], {row.id: event_row(row) for row in rows}, total
 
 
 def list_linked(

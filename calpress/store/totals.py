@@ -47,15 +47,22 @@ class TotalsCache:
             self.put(full, generation, found)
         return found
 
+    def known(self, engine: sa.Engine, key: tuple[Any, ...], generation: int) -> int | None:
+        """The total of ``key`` on ``engine``'s database if it is kept at ``generation``."""
+        return self.get((_database_of_engine(engine), *key), generation)
+
     def remember(self, conn: sa.Connection, key: tuple[Any, ...], generation: int, total: int) -> None:
         """Keep a total the caller knows without counting (a first page holding every match)."""
         self.put((_database_of(conn), *key), generation, total)
 
 
 def _database_of(conn: sa.Connection) -> str:
-    """Which database ``conn`` reads (its engine's URL as text, worked out once per engine): the
-    same process may serve several."""
-    engine = conn.engine
+    return _database_of_engine(conn.engine)
+
+
+def _database_of_engine(engine: sa.Engine) -> str:
+    """Which database ``engine`` reads (its URL as text, worked out once per engine): the same
+    process may serve several."""
     found = engine.__dict__.get("_calpress_database")
     if found is None:
         found = engine.__dict__["_calpress_database"] = engine.url.render_as_string(hide_password=False)

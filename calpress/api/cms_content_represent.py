@@ -45,11 +45,19 @@ class ContentRepresentation:
         """The page's items as the request shows them, links finished (curie, target hints).
         Items shown to this requester the same way since their records last changed come from
         the memo; the others are built, with what they need loaded for all of them at once,
-        and kept."""
+        and kept. ``conn``: the caller's read connection, or None to open one only if needed."""
         kept = _Kept(self, request)
         missing = [item for item in items if not kept.has(item)]
+        embed_authors = len(missing) < len(items) and "_embed" in request.query
+        if conn is None and (missing or embed_authors):
+            with scope_of(request).site.read() as opened:
+                return self._shown(opened, request, items, kept, missing, embed_authors)
+        return self._shown(conn, request, items, kept, missing, embed_authors)
+
+    def _shown(self, conn: Any, request: RestRequest, items: list[Item], kept: _Kept, missing: list[Item],
+               embed_authors: bool) -> list[dict[str, Any]]:
         related = self.related(conn, request, missing) if missing else Related()
-        if len(missing) < len(items) and "_embed" in request.query:
+        if embed_authors:
             self._preload_authors(conn, request, items, [item.author for item in items if item.author])
         return [kept.shown(item) if item.id in kept.found else kept.keep(item, self.prepare(request, item, related), related)
                 for item in items]

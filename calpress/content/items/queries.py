@@ -377,6 +377,23 @@ def _plain_total(conn: sa.Connection, shape: tuple[Any, ...], params: dict[str, 
                                lambda: _PLAIN_COUNTS(shape[0], shape[1]).rows(conn, params)[0][0])
 
 
+def query_items_known(site: Any, query: ItemQuery, generation: int | None) -> ItemPage | None:
+    """The page of a plain listing whose total this process keeps at ``generation``, read in one
+    statement on the thread's own connection (``Site.query``), without opening a pooled
+    connection and a transaction; None when the listing is not plain or its total is not kept."""
+    if generation is None:
+        return None
+    plain = _plain_shape(query)
+    if plain is None:
+        return None
+    shape, params = plain
+    total = _plain_totals.known(site.engine, _totals_key(shape, params), generation)
+    if total is None:
+        return None
+    rows = site.query(_PLAIN_PAGES(*shape), params)
+    return ItemPage([Item.from_row(row) for row in rows], total)
+
+
 def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False, generation: int | None = None) -> ItemPage:
     """One page of items and the total matching. ``count_only`` (HEAD requests) reads the total
     alone. ``generation``: the content counter, when the caller has read it.

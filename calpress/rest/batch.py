@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .errors import RestError
+from .links import run_as
 from .request import RestRequest, parse_query
 from .response import RestResponse
 from .server import INTERNAL_ERROR as INTERNAL
@@ -118,12 +119,7 @@ def _sub_request(parent: RestRequest, spec: dict[str, Any]) -> RestRequest | Non
     # The body as decoded JSON values (the batch's own body was JSON or a form already decoded).
     body = spec.get("body")
     sub.json = dict(body) if isinstance(body, dict) else None
-    sub.user = parent.user
-    sub.auth = parent.auth
-    sub.routes = parent.routes
-    sub.engine = parent.engine
-    sub.scope = parent.scope.child(sub, share=False)
-    return sub
+    return run_as(sub, parent, share=False)
 
 
 def _validated(engine: RestServer, parent: RestRequest, spec: dict[str, Any]) -> _Entry:

@@ -36,13 +36,19 @@ def sub_request(href: str, parent: RestRequest, method: str = "GET") -> RestRequ
             return None
         route = str(query.pop("rest_route"))
     sub = RestRequest(method, route, query=query, base_url=base, remote_addr=parent.remote_addr)
+    # It reads what the parent's answer links to, as the parent's user: it shares the parent's
+    # loaded records (a batch sub-request would not).
+    return run_as(sub, parent, share=True)
+
+
+def run_as(sub: RestRequest, parent: RestRequest, *, share: bool) -> RestRequest:
+    """Make ``sub`` run as ``parent`` does: its user and authentication, routes and engine, in a
+    child of its scope (``share``: with the parent's loaded records)."""
     sub.user = parent.user
     sub.auth = parent.auth
     sub.routes = parent.routes
     sub.engine = parent.engine
-    # It reads what the parent's answer links to, as the parent's user: it shares the parent's
-    # loaded records (a batch sub-request would not).
-    sub.scope = parent.scope.child(sub, share=True)
+    sub.scope = parent.scope.child(sub, share=share)
     return sub
 
 

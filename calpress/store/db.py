@@ -31,6 +31,7 @@ import hashlib
 import io
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -154,8 +155,8 @@ def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict
         try:
             # busy_timeout first, so that switching a new file to WAL waits for other processes.
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-            if not in_memory and cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                cursor.execute("PRAGMA journal_mode = WAL")
+            if not in_memory:
+                _switch_to_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
@@ -179,6 +180,22 @@ def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict
             raise sa.exc.DBAPIError.instance(statement, (), error, sqlite3.Error, dialect=conn.dialect) from error
 
     return engine
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    """Put a new database file in WAL mode. Several processes opening the same new file at once
+    can be refused ("database is locked") without SQLite calling its busy handler, since the
+    switch needs the file to themselves: try again, every 10 ms, until the busy timeout."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 @contextlib.contextmanager

@@ -311,6 +311,18 @@ class ContentController:
 
     def get_item(self, request: RestRequest) -> RestResponse:
         item = self.item_of(request)
+        if request.method != "HEAD" and request.get_param("password") is None:
+            # Shown as a listing shows it (and kept with the listings' items, store/memo.py).
+            data = self.representation.shown(None, request, [item])[0]
+            if not self.type.viewable:
+                return RestResponse(data)
+            if isinstance(data.get("link"), str):
+                response = RestResponse(data)
+                response.link_header("alternate", data["link"], type="text/html")
+                return response
+        return self._get_built(request, item)
+
+    def _get_built(self, request: RestRequest, item: Item) -> RestResponse:
         response = RestResponse({} if request.method == "HEAD" else None)
         ctx = context_of(request)
         with self.site.read() as conn:

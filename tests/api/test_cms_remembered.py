@@ -167,3 +167,31 @@ def test_making_a_post_sticky_shows(app, client, admin):
     assert listed(client)[post.id]["sticky"] is False
     assert client.post(f"/cms/v2/posts/{post.id}", user=admin, json={"sticky": True}).status_code == 200
     assert same_as_built(app, client)[post.id]["sticky"] is True
+
+
+def single(client, path, user=None, **params):
+    response = client.get(path, user=user, params={"miss": str(next(_fresh)), **params})
+    assert response.status_code == 200, response.json
+    return response
+
+
+def test_a_single_item_is_shown_as_listed_and_follows_writes(app, client, admin):
+    post = make_item(app, title="Alone", author=admin.id)
+    page = make_item(app, "page", title="Page", author=admin.id)
+    listed_post = listed(client)[post.id]
+    response = single(client, f"/cms/v2/posts/{post.id}")
+    assert response.json == listed_post  # the listing's entry, reused
+    assert f'<{listed_post["link"]}>; rel="alternate"; type=text/html' in response.headers["Link"]
+    assert len(kept(app)) == 1
+    assert single(client, f"/cms/v2/pages/{page.id}").json["link"].endswith("/page/")
+    assert len(kept(app, "page")) == 1
+
+    assert client.post(f"/cms/v2/posts/{post.id}", user=admin, json={"slug": "renamed"}).status_code == 200
+    response = single(client, f"/cms/v2/posts/{post.id}")
+    assert response.json["link"].endswith("/renamed/")
+    assert f'<{response.json["link"]}>; rel="alternate"' in response.headers["Link"]
+    app.site.memo.clear()
+    assert single(client, f"/cms/v2/posts/{post.id}").json == response.json
+    # Asked for fields without the link, it is built as before (the Link header needs it).
+    narrow = single(client, f"/cms/v2/posts/{post.id}", _fields="id")
+    assert narrow.json == {"id": post.id} and "alternate" in narrow.headers["Link"]

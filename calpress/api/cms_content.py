@@ -266,37 +266,44 @@ class ContentController:
             self.type.name == "post" and params.get("ignore_sticky") is False and not include and page <= 1
             and bool(sticky_ids) and not search and not tax_filters
         )
-        if not head and not sticky_first and self.type.name != "attachment":
+        if not head and not sticky_first:
             # A plain listing whose total the worker keeps: its page in one statement, and a
             # pooled connection only for items the worker has not built for this requester yet.
             known = item_service.query_items_known(self.site, query, request.scope.generation)
             if known is not None:
-                total = known.total
-                _check_page_number(total, per_page, page)
-                scope = scope_of(request)
-                for item in known.items:
-                    scope.remember(item)
-                data = self.representation.shown(None, request, self._readable(request, known.items)) if known.items else []
-                return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
+                return self._page_answer(request, None, known.items, known.total, per_page, page)
         with self.site.read() as conn:
             # The content counter the answer cache read (None when it did not): totals are kept by it.
             found = item_service.query_items(conn, query, count_only=head, generation=request.scope.generation)
             rows = found.items
             if not head and sticky_first:
                 rows = item_service.stickies_first(conn, self.type, rows, sticky_ids, exclude)
-            total = found.total
-            _check_page_number(total, per_page, page)
-            data: list[Any] = []
-            if not head and rows:
-                scope = scope_of(request)
-                for item in rows:
-                    scope.remember(item)
-                # Items that inherit their status (attachments) are read by their parent's rule:
-                # the page's parents in one statement, not one per item.
-                parents = {item.parent for item in rows if item.status == "inherit" and item.parent} - {item.id for item in rows}
-                for parent in item_service.get_items(conn, parents).values() if parents else ():
-                    scope.remember(parent)
-                data = self.representation.shown(conn, request, self._readable(request, rows))
+            return self._page_answer(request, conn, rows, found.total, per_page, page)
+
+    def _page_answer(
+        self, request: RestRequest, conn: Any, rows: list[Item], total: int, per_page: int, page: int
+    ) -> RestResponse:
+        """A listing's answer from its page and total: the page number checked, the items the
+        requester may see shown (``conn``: the open read connection, or None to open one only
+        if some item must be built), the paging headers."""
+        max_pages = math.ceil(total / per_page) if per_page else 0
+        if page > max_pages and total > 0:
+            raise RestError(
+                "rest_post_invalid_page_number", "The page number requested is larger than the number of pages available.", status=400
+            )
+        data: list[Any] = []
+        if rows:
+            scope = scope_of(request)
+            for item in rows:
+                scope.remember(item)
+            # Items that inherit their status (attachments) are read by their parent's rule:
+            # the page's parents in one statement, not one per item.
+            parents = {item.parent for item in rows if item.status == "inherit" and item.parent} - {item.id for item in rows}
+            if parents:
+                with self.site.read() as reader:  # the caller's connection when it holds one
+                    for parent in item_service.get_items(reader, parents).values():
+                        scope.remember(parent)
+            data = self.representation.shown(conn, request, self._readable(request, rows))
         return RestResponse(data, headers=pagination_headers(request, total, per_page, page))
 
     def _readable(self, request: RestRequest, rows: list[Item]) -> list[Item]:
@@ -551,11 +558,3 @@ def routes(api: Api) -> list[Route]:
         found.extend(cms_revisions.routes_for(api, controller))
     return found
 
-
-def _check_page_number(total: int, per_page: int, page: int) -> None:
-    """400 ``rest_post_invalid_page_number`` past the last page of a listing that has items."""
-    max_pages = math.ceil(total / per_page) if per_page else 0
-    if page > max_pages and total > 0:
-        raise RestError(
-            "rest_post_invalid_page_number", "The page number requested is larger than the number of pages available.", status=400
-        )

@@ -6,6 +6,7 @@ callbacks it names (statuses, template, meta) live here with it.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -41,6 +42,20 @@ def parse_slug_list(value: Any) -> list[str]:
     return list(dict.fromkeys(sanitize_title(str(entry)) for entry in raw if str(entry).strip()))
 
 
+def _statuses_schema(allowed: tuple[str, ...]) -> dict[str, Any]:
+    return {"type": "array", "items": {"enum": list(allowed), "type": "string"}}
+
+
+@functools.lru_cache(maxsize=256)
+def _known_statuses(allowed: tuple[str, ...], value: str | tuple[str, ...]) -> tuple[str, ...] | None:
+    """The statuses a valid listing ``status`` value names (None when it is not valid: its
+    error is worked out, with the argument's name, by the caller)."""
+    raw = value if isinstance(value, str) else list(value)
+    if rest_schema.validate_value(raw, _statuses_schema(allowed), "status") is not None:
+        return None
+    return tuple(parse_slug_list(raw))
+
+
 class ContentSchema:
     """The item schema of one content type (``item_schema``, its ``properties``), the write and
     collection arguments derived from it, and the definitions it is built from: the type's REST
@@ -50,13 +65,12 @@ class ContentSchema:
         self.api = api
         self.registry = api.site.registry
         self.type = content_type
-        self._statuses_seen: dict[Any, tuple[str, ...]] = {}  # a listing's status value -> its statuses
         self.taxonomies = self.registry.rest_taxonomies_of(content_type.name)
         self.meta_fields = self.registry.registered_meta(content_type)
         # what meta shows for a key nothing is stored under (lists and dicts copied per item)
         self.meta_defaults = {name: field_.default for name, field_ in self.meta_fields.items()}
         self.write_statuses = self.registry.write_statuses()
-        self.list_statuses = self.registry.list_statuses()
+        self.list_statuses = tuple(self.registry.list_statuses())
         self.item_schema = self._item_schema()
         self.properties: dict[str, Any] = self.item_schema["properties"]
 
@@ -382,24 +396,16 @@ class ContentSchema:
         return rest_schema.validate_value(value, {"type": "string", "enum": list(self.write_statuses)}, name) or True
 
     def _listing_statuses(self, value: Any, name: str) -> tuple[str, ...] | RestError:
-        """The statuses a listing's ``status`` names, or the schema's error. The same for the
-        same value every time, so kept for string values (``publish`` on nearly every request)."""
+        """The statuses a listing's ``status`` names, or the schema's error. A valid value of
+        strings gives the same statuses every time: those come from :func:`_known_statuses`
+        (``publish`` is checked on nearly every request)."""
         key = value if isinstance(value, str) else tuple(value) if isinstance(value, list) and all(
             isinstance(entry, str) for entry in value) else None
-        found = self._statuses_seen.get(key) if key is not None else None
+        found = _known_statuses(self.list_statuses, key) if key is not None else None
         if found is not None:
             return found
-        error = rest_schema.validate_value(
-            value, {"type": "array", "items": {"enum": list(self.list_statuses), "type": "string"}}, name
-        )
-        if error is not None:
-            return error
-        statuses = tuple(parse_slug_list(value))
-        if key is not None:
-            if len(self._statuses_seen) >= 256:
-                self._statuses_seen.clear()
-            self._statuses_seen[key] = statuses
-        return statuses
+        error = rest_schema.validate_value(value, _statuses_schema(self.list_statuses), name)
+        return error if error is not None else tuple(parse_slug_list(value))
 
     def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
         """Listing statuses: each in the enum, and other than the default only for users who may

@@ -352,11 +352,11 @@ def list_events(
     item_service.publish_due_items(site)
     early = _page_without_connection(site, ctx, filters, generation) if represented is not None else None
     if early is not None:
-        query, *prefetched = early
-        if all(represented(item) for item in prefetched[0]):  # type: ignore[misc]
-            return EventPage(query, Loaded(items=list(prefetched[0])), prefetched[2])
+        query, found, rows, total = early
+        if all(represented(item) for item in found):  # type: ignore[misc]
+            return EventPage(query, Loaded(items=found), total)
         with site.read() as conn:
-            return event_page(conn, ctx, query, generation, represented, prefetched=tuple(prefetched))  # type: ignore[arg-type]
+            return event_page(conn, ctx, query, generation, represented, prefetched=(found, rows, total))
     with site.read() as conn:
         return event_page(conn, ctx, event_query(conn, ctx, filters), generation, represented)
 
@@ -377,10 +377,8 @@ def _page_without_connection(
         return None
     if not total:
         return query, [], {}, 0
-    shape, params = event_shape(query)
-    params["limit"], params["offset"] = query.per_page, row_offset((query.page - 1) * query.per_page)
-    rows = site.query(_PAGES(site.engine.dialect.name, bool(query.include), query.descending, *shape), params)
-    return query, [Item.from_row(row) for row in rows], {row.id: event_row(row) for row in rows}, total
+    statement, params = _plain_page(site.engine.dialect.name, query, limit=query.per_page, offset=(query.page - 1) * query.per_page)
+    return query, *_items_and_rows(site.query(statement, params)), total
 
 
 def list_linked(
@@ -583,9 +581,20 @@ def ordered_rows(
         statement = _page_statement(where, _order(include, descending))
         rows: Sequence[Any] = conn.execute(statement, {**params, "limit": limit, "offset": row_offset(offset)}).all()
     else:
-        shape, params = event_shape(query)
-        params["limit"], params["offset"] = limit, row_offset(offset)
-        rows = _PAGES(conn.dialect.name, include, descending, *shape).rows(conn, params)
+        compiled, params = _plain_page(conn.dialect.name, query, limit=limit, offset=offset, by_start=by_start)
+        rows = compiled.rows(conn, params)
+    return _items_and_rows(rows)
+
+
+def _plain_page(dialect: str, query: EventQuery, *, limit: int, offset: int, by_start: bool = False) -> tuple[Any, dict[str, Any]]:
+    """The compiled page statement of a query without a search (as :func:`ordered_rows` runs
+    it) and its values."""
+    shape, params = event_shape(query)
+    params["limit"], params["offset"] = limit, row_offset(offset)
+    return _PAGES(dialect, bool(query.include) and not by_start, query.descending, *shape), params
+
+
+def _items_and_rows(rows: Sequence[Any]) -> tuple[list[Item], dict[int, EventRow]]:
     return [Item.from_row(row) for row in rows], {row.id: event_row(row) for row in rows}
 
 

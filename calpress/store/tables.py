@@ -232,8 +232,8 @@ counters = sa.Table(
 # What each step of the content counter changed, so that every process can forget exactly what
 # it built from those records (store/memo.py). One row per bump: ``generation`` is the counter's
 # new value, ``touched`` a JSON object of kind -> ids ({"item": [5], "term": [3]}, "term_count"
-# for terms whose count alone moved; {"*": 1} when a write did not say which). Written by the bump itself, in one statement (store/changes.py);
-# only the last CHANGES_KEPT rows are kept.
+# for terms whose count alone moved; {"*": 1} when a write did not say which). Written by the
+# bump itself, in one statement (store/changes.py); only the last CHANGES_KEPT rows are kept.
 changes = sa.Table(
     "changes",
     metadata,

@@ -275,6 +275,8 @@ def get_item(conn: sa.Connection, item_id: int, content_type: str | None = None)
 
 
 _ITEM = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type)))
+_ITEM_OF_TYPE = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type),
+                                                 posts.c.type == sa.bindparam("type", type_=posts.c.type.type)))
 
 
 def read_item(site: Any, item_id: int) -> Item | None:
@@ -285,8 +287,6 @@ def read_item(site: Any, item_id: int) -> Item | None:
         return None
     rows = site.query(_ITEM, {"id": item_id})
     return Item.from_row(rows[0]) if rows else None
-_ITEM_OF_TYPE = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type),
-                                                 posts.c.type == sa.bindparam("type", type_=posts.c.type.type)))
 
 
 def get_items(conn: sa.Connection, ids: Iterable[int]) -> dict[int, Item]:

@@ -34,7 +34,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("port", "CALPRESS_PORT", 8080, "Port `calpress serve` listens on."),
     Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
     Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away."),
-    Setting("memo_size", "CALPRESS_MEMO_SIZE", 2048, "Representations each worker keeps until a record they were built from changes (store/memo.py): events (and their terms) and listed cms/v2 items, per requester, about 12 KB each; 0 keeps none, so every page is built from the database."),
+    Setting("memo_size", "CALPRESS_MEMO_SIZE", 2048, "Representations each worker keeps until a record they were built from changes (store/memo.py): events (and their terms) and cms/v2 items, per requester, about 12 KB each; 0 keeps none, so every page is built from the database."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
     Setting("body_timeout", "CALPRESS_BODY_TIMEOUT", 15, "Seconds a client may pause while sending a request body before it is answered 408 (calpress serve reads bodies before a request thread is taken)."),
     Setting("max_upload", "CALPRESS_MAX_UPLOAD", 100 * 1024 * 1024, "Largest file upload in bytes: a raw body (media uploads) or a multipart form (413 beyond it, refused from Content-Length before anything is read). Such bodies are written to a temporary file as they arrive, never held whole in memory."),

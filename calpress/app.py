@@ -155,6 +155,31 @@ class Calpress:
         start_response(_status_line(status), headers)
         return [body]
 
+    def reads_only(self, environ: dict[str, Any]) -> bool:
+        """Whether a request can only read stored data, so it never waits on anything outside the
+        process but the database: a GET or HEAD without a body or method override, to a REST
+        address whose endpoint keeps its answers in the answer cache (``Endpoint.cache``: the
+        answer depends on nothing but the request, the requester and stored data, so no
+        outbound request, no upload, no import). The front runs such requests on its event loop
+        (front.py); everything else, and any doubt, goes to a request thread."""
+        if environ.get("REQUEST_METHOD") not in _READ_METHODS:
+            return False
+        if environ.get("CONTENT_LENGTH", "0") not in ("", "0") or "HTTP_TRANSFER_ENCODING" in environ:
+            return False
+        query = environ.get("QUERY_STRING", "")
+        if "HTTP_X_HTTP_METHOD_OVERRIDE" in environ or "_method" in query or "rest_route" in query:
+            return False
+        path = environ.get("PATH_INFO") or "/"
+        if not path.startswith(_REST_PATH):
+            return False
+        if not path.isascii():
+            path = path.encode("latin-1", "replace").decode("utf-8", "replace")
+        matched = self.api.registry.match(path[len(REST_PREFIX) :].rstrip("/") or "/")
+        if matched is None:
+            return False
+        endpoint = matched[0].endpoint_for(environ["REQUEST_METHOD"])
+        return endpoint is not None and endpoint.cache
+
     def is_site_path(self, path: str, query: dict[str, Any]) -> bool:
         """Whether ``path`` is a public page rather than a REST address: any path whose first
         segment names no REST namespace, and the site root with a public query (``?p=5``)."""
@@ -247,6 +272,8 @@ class Calpress:
 
 
 _STATUS_LINES: dict[int, str] = {}
+_READ_METHODS = ("GET", "HEAD")
+_REST_PATH = REST_PREFIX + "/"
 
 
 def _is_upload(content_type: str | None) -> bool:

@@ -13,6 +13,15 @@ through ``_StreamedInput``, which waits for each part on the loop with the same 
 
 Answers go back whole when the app returns a list (nearly always), else as a stream read from
 the app's iterator one part at a time in a request thread.
+
+A request that can only read stored data (``Calpress.reads_only``: a bodiless GET or HEAD of a
+cacheable REST endpoint) runs on the event loop itself when the setting ``inline_reads`` says
+so (on, or auto with SQLite). Handing a request to a thread and its answer back costs two
+wake-ups and a GIL hand-over each way, and the thread and the loop then contend for the GIL at
+every SQLite call: an uncached listing answered about 1.5 times as many requests per second
+without them. Such a request waits on nothing but an in-process database, so the loop is held
+no longer than the GIL would be anyway. Over a network database (PostgreSQL) each statement is
+a round trip, which threads overlap with other requests' work: there ``auto`` keeps the threads.
 """
 
 from __future__ import annotations
@@ -21,11 +30,13 @@ import asyncio
 import io
 import json
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .app import ANONYMOUS_BODY, body_timeout_error, create_app, tune_gc
 from .config import Settings, load_settings
+from .store.db import is_sqlite
 
 _EMPTY = b""
 _BASE_ENVIRON = {
@@ -108,9 +119,12 @@ async def _next_part(parts: Any, timeout: float) -> bytes | None:
 class Front:
     """The RSGI application (``__rsgi__``) that serves a WSGI app from request threads."""
 
-    def __init__(self, wsgi: Any, settings: Settings) -> None:
+    def __init__(self, wsgi: Any, settings: Settings, reads_only: Callable[[dict[str, Any]], bool] | None = None) -> None:
+        """``reads_only``: says of a request's environ whether it may run on the loop (None: no
+        request does)."""
         self.wsgi = wsgi
         self.settings = settings
+        self.reads_only = reads_only
         self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
         self.body_timeout = float(settings.body_timeout)
 
@@ -128,7 +142,10 @@ class Front:
             status, headers, body = _timeout_answer()
             proto.response_bytes(status, headers, body)
             return
-        status, headers, result = await loop.run_in_executor(self.pool, self._call, environ)
+        if self.reads_only is not None and self.reads_only(environ):
+            status, headers, result = self._call(environ)
+        else:
+            status, headers, result = await loop.run_in_executor(self.pool, self._call, environ)
         if isinstance(result, bytes):
             proto.response_bytes(status, headers, result)
             return
@@ -222,6 +239,15 @@ def rsgi_app(settings: Settings | None = None) -> Front:
     """Factory for ``calpress serve`` (Granian, RSGI interface): settings come from the
     CALPRESS_* environment."""
     settings = settings or load_settings()
-    front = Front(create_app(settings).wsgi, settings)
+    app = create_app(settings)
+    front = Front(app.wsgi, settings, app.reads_only if runs_reads_inline(settings, app.site.engine) else None)
     tune_gc()
     return front
+
+
+def runs_reads_inline(settings: Settings, engine: Any) -> bool:
+    """Whether read-only requests run on the event loop: ``inline_reads`` on, or auto with an
+    in-process database (SQLite)."""
+    if settings.inline_reads == "auto":
+        return is_sqlite(engine)
+    return settings.inline_reads == "on"

@@ -1,0 +1,142 @@
+"""The HTTP front (calpress/front.py): which requests run on its event loop and which in a request
+thread, and the setting that decides it (``inline_reads``)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from types import SimpleNamespace
+
+import pytest
+import sqlalchemy as sa
+
+from calpress.config import load_settings
+from calpress.front import Front, runs_reads_inline
+
+
+def environ(method: str, path: str, query: str = "", **extra: str) -> dict[str, str]:
+    return {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": query, **extra}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query"),
+    [
+        ("GET", "/wp-json/cms/v2/posts", "per_page=10&miss=1"),
+        ("HEAD", "/wp-json/cms/v2/posts", ""),
+        ("GET", "/wp-json/cms/v2/posts/", ""),
+        ("GET", "/wp-json/cms/v2/pages/5", "context=view"),
+        ("GET", "/wp-json/cms/v2/users/me", ""),
+        ("GET", "/wp-json/cal/events/v1/events", "start_date=2027-01-01"),
+        ("GET", "/wp-json/cal/events/v1/venues/12", ""),
+    ],
+)
+def test_bodiless_reads_of_cacheable_endpoints_read_only(app, method, path, query):
+    assert app.reads_only(environ(method, path, query)) is True
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query", "extra"),
+    [
+        ("POST", "/wp-json/cms/v2/posts", "", {}),
+        ("DELETE", "/wp-json/cms/v2/posts/5", "", {}),
+        ("OPTIONS", "/wp-json/cms/v2/posts", "", {}),
+        # a body, announced or chunked
+        ("GET", "/wp-json/cms/v2/posts", "", {"CONTENT_LENGTH": "12"}),
+        ("GET", "/wp-json/cms/v2/posts", "", {"HTTP_TRANSFER_ENCODING": "chunked"}),
+        # a GET that is a write in disguise
+        ("GET", "/wp-json/cms/v2/posts/5", "_method=DELETE", {}),
+        ("GET", "/wp-json/cms/v2/posts/5", "", {"HTTP_X_HTTP_METHOD_OVERRIDE": "DELETE"}),
+        # routed by the query, not the path
+        ("GET", "/", "rest_route=/cms/v2/posts", {}),
+        # endpoints that call out, or whose answer is not a function of stored data
+        ("GET", "/wp-json/oembed/1.0/proxy", "url=https://example.com/", {}),
+        ("GET", "/wp-json/cms-site-health/v1/tests/loopback-requests", "", {}),
+        ("GET", "/wp-json/cal/event-aggregator/v1/imports", "", {}),
+        ("GET", "/wp-json/", "", {}),
+        # pages and unknown addresses
+        ("GET", "/", "", {}),
+        ("GET", "/events/", "", {}),
+        ("GET", "/wp-json/cms/v2/nothing-here", "", {}),
+    ],
+)
+def test_everything_else_goes_to_a_request_thread(app, method, path, query, extra):
+    assert app.reads_only(environ(method, path, query, **extra)) is False
+
+
+class _Headers(dict):
+    pass
+
+
+class _Proto:
+    """The part of Granian's RSGI protocol object the front uses for whole answers."""
+
+    def __init__(self, body: bytes = b"") -> None:
+        self.answers: list[tuple[int, list, bytes]] = []
+        self._body = [body] if body else []
+
+    def response_bytes(self, status, headers, body):
+        self.answers.append((status, headers, body))
+
+    def __aiter__(self):
+        return self._parts()
+
+    async def _parts(self):
+        for part in self._body:
+            yield part
+
+
+def _scope(method: str, path: str, **headers: str) -> SimpleNamespace:
+    return SimpleNamespace(proto="http", method=method, path=path, query_string="", server="127.0.0.1:8080",
+                           client="127.0.0.1:40000", http_version="1.1", scheme="http", headers=_Headers(headers))
+
+
+def _served_on(front: Front, method: str, path: str, body: bytes = b"") -> str:
+    """The name of the thread the app ran in for one request through the front."""
+    proto = _Proto(body)
+    headers = {"content-length": str(len(body))} if body else {}
+    asyncio.run(front.__rsgi__(_scope(method, path, **headers), proto))
+    (status, _, answer), = proto.answers
+    assert status == 200
+    return answer.decode()
+
+
+def _recording_app(environ, start_response):
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    environ["wsgi.input"].read()
+    return [threading.current_thread().name.encode()]
+
+
+def test_the_front_runs_reads_on_its_loop_and_everything_else_in_threads(tmp_path):
+    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path)})
+    front = Front(_recording_app, settings, lambda environ: environ["REQUEST_METHOD"] == "GET")
+    try:
+        loop_thread = threading.current_thread().name  # asyncio.run runs its loop here
+        assert _served_on(front, "GET", "/wp-json/cms/v2/posts") == loop_thread
+        assert _served_on(front, "POST", "/wp-json/cms/v2/posts", b'{"title": "x"}').startswith("calpress-request")
+        assert _served_on(front, "DELETE", "/wp-json/cms/v2/posts/1").startswith("calpress-request")
+    finally:
+        front.pool.shutdown()
+    threaded = Front(_recording_app, settings)  # no reads_only: every request in a thread
+    try:
+        assert _served_on(threaded, "GET", "/wp-json/cms/v2/posts").startswith("calpress-request")
+    finally:
+        threaded.pool.shutdown()
+
+
+def test_inline_reads_follow_the_setting_and_the_database(tmp_path):
+    sqlite = sa.create_engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    postgres = sa.create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")  # never connected
+
+    def setting(value: str | None):
+        env = {"CALPRESS_DATA_DIR": str(tmp_path)}
+        if value is not None:
+            env["CALPRESS_INLINE_READS"] = value
+        return load_settings(environ=env)
+
+    assert setting(None).inline_reads == "auto"
+    assert runs_reads_inline(setting(None), sqlite) is True
+    assert runs_reads_inline(setting("auto"), postgres) is False
+    assert runs_reads_inline(setting("ON"), postgres) is True
+    assert runs_reads_inline(setting("off"), sqlite) is False
+    with pytest.raises(ValueError, match="CALPRESS_INLINE_READS"):
+        setting("sometimes")

@@ -135,22 +135,23 @@ class Site:
             for listener in self.change_listeners:
                 listener(recorded)
 
-    def query(self, fast_query: FastQuery, params: dict[str, Any] | None = None) -> list[Any]:
+    def query(self, fast_query: FastQuery, params: dict[str, Any] | None = None, *, raw: bool = False) -> list[Any]:
         """Run a compiled hot-path query: on the connection this thread holds inside read() or
         write(), else on a connection this thread keeps for such queries (autocommit, so it
-        never sits in an open transaction): no pool round trip per statement."""
+        never sits in an open transaction): no pool round trip per statement. ``raw``: rows
+        unconverted (``FastQuery.convert`` converts one)."""
         current = getattr(self._local, "conn", None)
         if current is not None:
             settle_changes(current)  # a write of this transaction may owe the counter its bump
-            return fast_query.rows(current, params)
+            return fast_query.rows(current, params, raw=raw)
         driver = getattr(self._local, "fast", None)
         if driver is None:
             driver = self._open_fast_connection()
         try:
-            return fast_query.run(driver, self.engine.dialect, params)
+            return fast_query.run(driver, self.engine.dialect, params, raw=raw)
         except self.engine.dialect.loaded_dbapi.Error:
             self._close_fast_connection()  # a broken connection (server restart): retry once
-            return fast_query.run(self._open_fast_connection(), self.engine.dialect, params)
+            return fast_query.run(self._open_fast_connection(), self.engine.dialect, params, raw=raw)
 
     def _open_fast_connection(self) -> Any:
         pooled = self.engine.pool.connect()  # held by this thread for its lifetime

@@ -57,16 +57,19 @@ class FastQuery:
             self._compiled[dialect.name] = found
             return found
 
-    def rows(self, conn: sa.Connection, params: dict[str, Any] | None = None) -> list[Any]:
-        """All rows, as named tuples with the statement's column keys. The connection's
-        transaction is begun first when it has none yet, as SQLAlchemy's own statements begin it:
-        the reads of one ``Site.read()`` block share one snapshot (SQLite's BEGIN)."""
+    def rows(self, conn: sa.Connection, params: dict[str, Any] | None = None, *, raw: bool = False) -> list[Any]:
+        """All rows, as named tuples with the statement's column keys (``raw``: unconverted). The
+        connection's transaction is begun first when it has none yet, as SQLAlchemy's own
+        statements begin it: the reads of one ``Site.read()`` block share one snapshot (SQLite's
+        BEGIN)."""
         if not conn.in_transaction():
             conn.begin()
-        return self.run(conn.connection.driver_connection, conn.dialect, params)
+        return self.run(conn.connection.driver_connection, conn.dialect, params, raw=raw)
 
-    def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None) -> list[Any]:
-        """All rows, on a driver (DBAPI) connection: for callers holding a pooled raw connection."""
+    def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None, *, raw: bool = False) -> list[Any]:
+        """All rows, on a driver (DBAPI) connection: for callers holding a pooled raw connection.
+        ``raw``: the driver's rows as they come, for a caller that converts only some of them
+        (:meth:`convert`)."""
         sql, positions, converted, row_type, defaults, binds = self._compile(dialect)
         bound: Any = {**defaults, **params} if params else defaults
         if binds:
@@ -83,6 +86,8 @@ class FastQuery:
             raw_rows = cursor.fetchall()
         finally:
             cursor.close()
+        if raw:
+            return raw_rows
         if not converted:
             return [row_type._make(row) for row in raw_rows]
         rows = []
@@ -94,6 +99,16 @@ class FastQuery:
                     values[index] = proc(value)
             rows.append(row_type._make(values))
         return rows
+
+    def convert(self, dialect: sa.Dialect, raw: Any) -> Any:
+        """One row of ``run(..., raw=True)`` as :meth:`run` returns it."""
+        converted, row_type = self._compile(dialect)[2:4]
+        values = list(raw)
+        for index, proc in converted:
+            value = values[index]
+            if value is not None:
+                values[index] = proc(value)
+        return row_type._make(values)
 
     def first(self, conn: sa.Connection, params: dict[str, Any] | None = None) -> Any:
         found = self.rows(conn, params)

@@ -360,6 +360,10 @@ def _plain_page(statuses: int, bounds: tuple[str, ...], orderby: str, descending
 
 
 _PLAIN_PAGES = Shapes(_plain_page)
+# Where an item's id sits in a row of the posts table (the rows of _PLAIN_PAGES).
+_ID_AT = list(posts.c.keys()).index("id")
+# Memo key of an item as read from its row (store/memo.py): kept until a write changes the item.
+ROW_KEY = "cms.row"
 _PLAIN_COUNTS = Shapes(lambda statuses, bounds: sa.select(sa.func.count().label("total")).select_from(posts).where(
     *_plain_conditions(statuses, bounds)))
 _plain_totals = TotalsCache()
@@ -390,8 +394,26 @@ def query_items_known(site: Any, query: ItemQuery, generation: int | None) -> It
     total = _plain_totals.known(site.engine, _totals_key(shape, params), generation)
     if total is None:
         return None
-    rows = site.query(_PLAIN_PAGES(*shape), params)
-    return ItemPage([Item.from_row(row) for row in rows], total)
+    page = _PLAIN_PAGES(*shape)
+    return ItemPage(_items_of_rows(site, page, site.query(page, params, raw=True), generation), total)
+
+
+def _items_of_rows(site: Any, page: Any, rows: list[Any], generation: int) -> list[Item]:
+    """The items of a page's unconverted rows: those the site's memo holds as they are, the
+    others converted and kept there until a write changes them. Converting rows (dates, meta)
+    into items cost more than reading them; kept items are shared by the requests that list
+    them, which only ever read them."""
+    memo = site.memo
+    dialect = site.engine.dialect
+    items = []
+    for raw in rows:
+        key = (ROW_KEY, raw[_ID_AT])
+        item = memo.get(key, generation)
+        if item is None:
+            item = Item.from_row(page.convert(dialect, raw))
+            memo.put(key, generation, item, (("item", item.id),))
+        items.append(item)
+    return items
 
 
 def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = False, generation: int | None = None) -> ItemPage:

@@ -14,6 +14,7 @@ from ..content import permissions, rendering
 from ..content.items import Item, Related
 from ..rest import schema as rest_schema
 from ..rest.controller import fields_for_context, wants_field
+from ..rest.encoding import Kept
 from ..rest.errors import RestError
 from ..rest.links import finish_links
 from ..rest.request import RestRequest
@@ -379,7 +380,7 @@ class _Kept:
         self.request = request
         self.memo = scope.site.memo
         self.generation = scope.generation
-        self.found: dict[int, dict[str, Any]] = {}
+        self.found: dict[int, Kept] = {}
         context_name = str(request.get_param("context") or "view")
         self.prefix: tuple[Any, ...] | None = None
         if self.generation is not None and self.memo.limit > 0 and representation.rememberable and context_name != "edit":
@@ -402,7 +403,7 @@ class _Kept:
         return found is not None
 
     def shown(self, item: Item) -> dict[str, Any]:
-        return dict(self.found[item.id])  # the kept one stays as built; its links are final
+        return self.found[item.id].copy()  # the kept one stays as built; its links are final
 
     def keep(self, item: Item, data: dict[str, Any], related: Related) -> dict[str, Any]:
         if not self._eligible(item):
@@ -418,8 +419,9 @@ class _Kept:
             media = related.media.get(item.featured_media)
             if media is not None and media.parent:
                 depends.append(("item", media.parent))
-        self.memo.put((*self.prefix, item.id), self.generation, data, depends)  # type: ignore[misc]
-        return dict(data)
+        kept = Kept(data)
+        self.memo.put((*self.prefix, item.id), self.generation, kept, depends)  # type: ignore[misc]
+        return kept.copy()
 
 
 _HTML_CLASS = re.compile(r"%[a-fA-F0-9][a-fA-F0-9]|[^A-Za-z0-9_-]")

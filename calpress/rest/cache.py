@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from . import encoding
 from .response import RestResponse
 
 
@@ -64,7 +65,7 @@ class ResponseCache:
 
     def put(self, key: Any, generation: int, response: RestResponse) -> RestResponse:
         """Remember ``response`` (JSON data) and return it with its data pre-encoded."""
-        body = orjson.dumps(response.data, option=orjson.OPT_NON_STR_KEYS)
+        body = encoding.dumps(response.data)
         fragment = orjson.Fragment(body)
         self._cache.put(key, generation, (response.status, dict(response.headers), fragment), len(body))
         return RestResponse(fragment, status=response.status, headers=dict(response.headers))

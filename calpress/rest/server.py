@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from . import encoding
 from . import links as link_hints
 from . import schema as rest_schema
 from .cache import ResponseCache
@@ -212,7 +213,7 @@ class RestServer:
         if "_pretty" in query:
             option |= orjson.OPT_INDENT_2
         try:
-            body = orjson.dumps(data, option=option)
+            body = encoding.dumps(data, option)
         except (TypeError, orjson.JSONEncodeError) as err:
             log.error("cannot encode the answer to %s: %s", request.route, err)
             error = RestError("rest_encode_error", str(err), status=500)

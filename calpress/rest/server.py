@@ -337,8 +337,10 @@ class RestServer:
         """Install defaults, then check required, validate and sanitise every declared argument.
 
         An argument checked by its schema alone (no callback) gives the same answer for the same
-        value every time: those answers are kept per endpoint for scalar values (``_ArgPlan``),
-        so a listing's defaults and common values are not checked again on every request."""
+        value every time: those answers are kept per endpoint (``_ArgPlan``), each for a scalar
+        value, and all of a request's together when its parameters come from the query and the
+        URL (a listing's defaults and common filters are not walked again on every request).
+        Arguments with callbacks are checked on every request."""
         json_error = request.json_error()
         if json_error is not None:
             raise json_error
@@ -355,10 +357,27 @@ class RestServer:
                 params=missing,
             )
         params = request.params
+        block_key = plan.block_key(request)
+        block = plan.blocks.get(block_key) if block_key is not None else None
+        if block is not None:
+            for name, value in block:
+                params[name] = list(value) if type(value) is tuple else value
+            self._check_params(request, params, plan, plan.callback_checked, plan.callback_sanitized)
+            return
+        self._check_params(request, params, plan, plan.checked, plan.sanitized)
+        if block_key is not None:
+            plan.keep_block(block_key, params)
+
+    def _check_params(
+        self, request: RestRequest, params: dict[str, Any], plan: _ArgPlan,
+        checked: list[tuple[str, dict[str, Any]]], sanitized: list[tuple[str, dict[str, Any]]],
+    ) -> None:
+        """Validate, then sanitise, the ``checked`` and ``sanitized`` arguments present in
+        ``params`` (in place); a RestError names every invalid one."""
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
         kept: dict[str, Any] = {}  # name -> the sanitised value of a schema-only argument
-        for name, arg in plan.checked:
+        for name, arg in checked:
             value = params.get(name)
             if value is None:
                 continue
@@ -391,7 +410,7 @@ class RestServer:
                 params=invalid,
                 details=details or [],
             )
-        for name, arg in plan.sanitized:
+        for name, arg in sanitized:
             value = params.get(name)
             if value is None:
                 continue
@@ -522,7 +541,8 @@ class _ArgPlan:
     callback or a type). A schema-only argument's outcome for a scalar value is kept (bounded),
     since the schema alone decides it."""
 
-    __slots__ = ("endpoint", "defaults", "required", "checked", "sanitized", "_kept")
+    __slots__ = ("endpoint", "defaults", "required", "checked", "sanitized", "schema_only", "callback_checked",
+                 "callback_sanitized", "blocks", "_kept")
 
     _LIMIT = 512
 
@@ -533,7 +553,48 @@ class _ArgPlan:
         self.required = [name for name, arg in args.items() if arg.get("required") is True]
         self.checked = [(name, arg) for name, arg in args.items() if arg.get("validate") is not None or "type" in arg]
         self.sanitized = [(name, arg) for name, arg in args.items() if arg.get("sanitize") is not None or "type" in arg]
+        # Arguments checked by their schema alone, and the others, walked on every request.
+        self.schema_only = frozenset(
+            name for name, arg in args.items() if "type" in arg and arg.get("validate") is None and arg.get("sanitize") is None
+        )
+        self.callback_checked = [(name, arg) for name, arg in self.checked if name not in self.schema_only]
+        self.callback_sanitized = [(name, arg) for name, arg in self.sanitized if name not in self.schema_only]
+        # (the query's and the URL's schema-only values) -> the sanitised schema-only parameters
+        self.blocks: dict[Any, tuple[tuple[str, Any], ...]] = {}
         self._kept: dict[tuple[str, Any], Any] = {}
+
+    def block_key(self, request: RestRequest) -> Any:
+        """What decides the schema-only arguments of a request whose parameters all come from
+        its query, its URL and the defaults: their values there (the defaults are the plan's).
+        None when there is a body or a value that is not a scalar or a list of scalars."""
+        if request.json is not None or request.body or request.files:
+            return None
+        parts: list[Any] = []
+        for bag in (request.query, request.url_params):
+            for name, value in bag.items():
+                if name in self.schema_only:
+                    key = _value_key(value)
+                    if key is None:
+                        return None
+                    parts.append((name, key))
+            parts.append(None)  # where one bag ends: a name in both is the query's
+        return tuple(parts)
+
+    def keep_block(self, key: Any, params: dict[str, Any]) -> None:
+        """Keep the sanitised schema-only parameters of a request that passed its checks, when
+        each is a scalar or a list of scalars (lists kept as tuples, handed out as new lists)."""
+        block = []
+        for name in self.schema_only:
+            value = params.get(name)
+            if value is None:
+                continue
+            kept = _kept_form(value)
+            if kept is None:
+                return
+            block.append((name, kept))
+        if len(self.blocks) >= self._LIMIT:
+            self.blocks.clear()
+        self.blocks[key] = tuple(block)
 
     def schema_outcome(self, name: str, arg: dict[str, Any], value: Any) -> tuple[RestError | None, Any]:
         """(the validation error or None, then the sanitised value or its error) for a value of

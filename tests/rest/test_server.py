@@ -211,6 +211,33 @@ def test_a_kept_list_is_a_new_list_for_each_request():
     assert len({id(value) for value in received}) == len(received)
 
 
+def test_kept_parameters_still_run_callbacks_and_keep_the_query_first():
+    """A request's schema-only parameters are kept together (rest/server.py _ArgPlan.blocks);
+    arguments with callbacks are still checked on every request, for its requester, and a query
+    value still wins over the URL's."""
+    registry = Registry({"test": "test/v1"})
+
+    def only_editors(value, request, name):
+        return True if request.user.can("edit") else RestError("rest_forbidden_secret", "No.", status=403)
+
+    registry.add(Route("test", r"/gated/(?P<id>\d+)", [Endpoint(("GET",), lambda request: {
+        name: request.get_param(name) for name in ("id", "level", "secret", "tags")}, lambda request: True, args={
+        "level": {"type": "string", "enum": ["low", "high"], "default": "low"},
+        "tags": {"type": "array", "items": {"type": "integer"}, "default": []},
+        "secret": {"type": "string", "default": "no", "validate": only_editors},
+    })], args={"id": {"type": "integer"}}, name="test.gated"))
+    server = RestServer(registry, HeaderAuth())
+    for _ in range(3):
+        status, _, body = call(server, "GET", "/test/v1/gated/5", query="level=high&tags=1,2")
+        assert status == 400 and body["data"]["details"]["secret"]["code"] == "rest_forbidden_secret"
+        status, _, body = call(server, "GET", "/test/v1/gated/5", query="level=high&tags=1,2", headers={"X-Test-User": "admin"})
+        assert (status, body) == (200, {"id": 5, "level": "high", "secret": "no", "tags": [1, 2]})
+        assert call(server, "GET", "/test/v1/gated/6", query="level=high&tags=1,2", headers={"X-Test-User": "admin"})[2]["id"] == 6
+        assert call(server, "GET", "/test/v1/gated/6", query="id=8", headers={"X-Test-User": "admin"})[2]["id"] == 8
+        status, _, body = call(server, "GET", "/test/v1/gated/6", query="level=middle", headers={"X-Test-User": "admin"})
+        assert status == 400 and list(body["data"]["params"]) == ["level"]
+
+
 def test_invalid_params_are_not_checked_for_permission(server, calls):
     status, _, body = call(server, "POST", "/test/v1/things", json={"title": "x", "count": "many"})
     assert status == 400

@@ -125,6 +125,7 @@ def upload_memory(megabytes: int) -> float:
             return subprocess.run([sys.executable, "-m", "calpress", *args], env=env, check=True, capture_output=True,
                                   text=True).stdout.strip()
 
+        cli("db", "upgrade")  # a new site: only serve, db upgrade and seed-demo create one
         cli("user", "create", "admin", "admin@example.test", "--role=administrator")
         password = cli("user", "application-password", "create", "admin", "bench", "--porcelain")
         server = subprocess.Popen([sys.executable, "-m", "calpress", "serve"], env=env, stdout=subprocess.DEVNULL,

@@ -2,6 +2,7 @@
 
     calpress serve [--host H] [--port P] [--workers N]
     calpress db upgrade
+    calpress info [--format=table|json]
     calpress user create <login> <email> --role=<role> [--user_pass=<pw>] [--display_name=<name>] [--porcelain]
     calpress user application-password create <user> <app-name> [--porcelain]
     calpress option get <name>
@@ -12,6 +13,11 @@
     calpress doctor [--format=table|json]
     calpress import ics <file-or-url> [--user=<id>] [--status=<status>] [--from=<day> --until=<day>] [--remove-missing]
     calpress import list [--format=table|json] | schedule <url> [--every=<seconds>] | run-due
+
+Every command works on one site, found as WP-CLI finds WordPress (config.find_site): --data-dir,
+else CALPRESS_DATA_DIR, else the first data/ holding a site from the working folder up. Only
+serve, db upgrade and seed-demo create a site where there is none; the others stop with an error
+naming the folder and database they looked at.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import shlex
+import shutil
 import string
 import sys
 from collections.abc import Sequence
@@ -27,7 +35,10 @@ from typing import Any
 
 import orjson
 
-from .config import SETTINGS, Settings, load_settings
+from .config import NOT_FOUND, SETTINGS, Settings, SiteLocation, find_site, load_settings, with_stored_secret
+
+# The project folder when running from a checkout (where scripts/calpress lives).
+PROJECT = Path(__file__).resolve().parent.parent
 
 
 class CliError(Exception):
@@ -63,7 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     db = commands.add_parser("db", help="database commands")
     db_commands = db.add_subparsers(dest="db_command", required=True)
-    _global_options(db_commands.add_parser("upgrade", help="apply pending migrations"))
+    _global_options(db_commands.add_parser("upgrade", help="apply pending migrations (creates the site when there is none)"))
+
+    info = commands.add_parser("info", help="which site the commands work on, and how it was found")
+    info.add_argument("--format", choices=("table", "json"), default="table")
+    _global_options(info)
 
     user = commands.add_parser("user", help="users")
     user_commands = user.add_subparsers(dest="user_command", required=True)
@@ -150,10 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace, **extra: Any) -> Settings:
-    overrides = {key: getattr(args, key, None) for key in ("data_dir", "database_url", "site_url")}
-    overrides.update(extra)
-    return load_settings(overrides)
+def _locate(args: argparse.Namespace, **extra: Any) -> tuple[SiteLocation, Settings]:
+    """Where the site is and its settings; nothing is created (no folder, key or database)."""
+    location = find_site(getattr(args, "data_dir", None))
+    overrides = {key: getattr(args, key, None) for key in ("database_url", "site_url")}
+    overrides.update(extra, data_dir=str(location.data_dir))
+    return location, load_settings(overrides, store_secret=False)
 
 
 def _site(settings: Settings):
@@ -162,27 +179,118 @@ def _site(settings: Settings):
     return build_site(settings)
 
 
+def _open_site(args: argparse.Namespace) -> tuple[Settings, Any]:
+    """The settings and the site of a command that works on an existing site: CliError when
+    there is none. A database at an older revision is upgraded, as on every start."""
+    location, settings = _locate(args)
+    _require_site(location, settings)
+    return settings, _site(settings)
+
+
+def _make_site(location: SiteLocation, settings: Settings) -> tuple[SiteLocation, Settings, Any]:
+    """The site, created when there is none yet (serve, db upgrade, seed-demo): the secret key,
+    the data folder and the database, upgraded to the newest revision. Says so when it is new."""
+    new = _revision(settings) is None
+    settings = with_stored_secret(settings)
+    site = _site(settings)
+    if new:
+        print(f"Created a new site: data folder {_where(location)}, database {_redact(settings.database_url)}.",
+              file=sys.stderr)
+        if location.how == NOT_FOUND:
+            location = SiteLocation(location.data_dir, "new, in the working folder")
+    return location, settings, site
+
+
+def _where(location: SiteLocation) -> str:
+    return f"{location.data_dir} ({location.how})"
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite database URL (None for another database or an in-memory one)."""
+    import sqlalchemy as sa
+
+    from .store.db import normalize_url
+
+    parsed = sa.make_url(normalize_url(url))
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:") or parsed.database.startswith("file:"):
+        return None
+    return Path(parsed.database)
+
+
+def _revision(settings: Settings) -> str | None:
+    """The migration revision of the site's database; None when it has none (no SQLite file,
+    no calpress tables). Opens nothing that is not there. CliError when it cannot be reached."""
+    import sqlalchemy as sa
+
+    from .store import db as store_db
+
+    sqlite_file = _sqlite_file(settings.database_url)
+    if sqlite_file is not None and not sqlite_file.is_file():
+        return None
+    engine = _probe_engine(settings)
+    try:
+        return store_db.current_revision(engine)
+    except sa.exc.DBAPIError as err:
+        reason = str(err.orig).strip().splitlines()[0] if err.orig is not None else str(err)
+        raise CliError(f"Cannot open the database {_redact(settings.database_url)}: {reason}") from None
+    finally:
+        engine.dispose()
+
+
+def _probe_engine(settings: Settings) -> Any:
+    """A plain engine for looking at the database: the store's creates the folder of a SQLite
+    file and switches the file to WAL."""
+    import sqlalchemy as sa
+
+    from .store import db as store_db
+
+    url = sa.make_url(store_db.normalize_url(settings.database_url))
+    return sa.create_engine(url, connect_args={"connect_timeout": 10} if url.get_backend_name() == "postgresql" else {})
+
+
+FIX = ("Create a site here with `calpress db upgrade` (or `calpress serve`), or point at an existing one "
+       "with --data-dir or CALPRESS_DATA_DIR (and --database-url or CALPRESS_DATABASE_URL for PostgreSQL).")
+
+
+def _require_site(location: SiteLocation, settings: Settings) -> None:
+    """CliError unless these settings name a site: a database migrated at least once, and the
+    secret key its application passwords are hashed with."""
+    database = _redact(settings.database_url)
+    sqlite_file = _sqlite_file(settings.database_url)
+    if sqlite_file is not None and not sqlite_file.is_file():
+        raise CliError(f"No calpress site here: data folder {_where(location)}, no database file {sqlite_file}. {FIX}")
+    if _revision(settings) is None:
+        raise CliError(f"No calpress site here: the database {database} was never set up (no calpress tables); "
+                       f"data folder {_where(location)}. {FIX}")
+    if not settings.secret_key:
+        raise CliError(f"The site's secret key is missing: no {location.data_dir / 'secret.key'} ({location.how}) and no "
+                       f"CALPRESS_SECRET_KEY, for the database {database}. Logins and application passwords depend on it: "
+                       "give the data folder `calpress serve` uses with --data-dir or CALPRESS_DATA_DIR, "
+                       "or set CALPRESS_SECRET_KEY.")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces
 
-    settings = _settings(args, host=args.host, port=args.port, workers=args.workers, threads=args.threads)
+    location, settings = _locate(args, host=args.host, port=args.port, workers=args.workers, threads=args.threads)
     if not args.share_port:
         _check_port_free(settings.host, settings.port)
-    site = _site(settings)  # migrate once before the workers start
+    location, settings, site = _make_site(location, settings)  # migrate once before the workers start
     with site.read() as conn:
         from .auth.users import count_users
 
         has_users = count_users(conn) > 0
     site.close()
     if not has_users:
-        print("No users yet. Create an administrator with:\n"
-              "  calpress user create admin admin@example.org --role=administrator", file=sys.stderr)
+        print(f"No users yet. Create an administrator with:\n  {first_user_hint(location.data_dir, Path.cwd())}",
+              file=sys.stderr)
     # Workers build their app from the environment: hand them exactly these settings.
     for setting in SETTINGS:
         os.environ[setting.env] = str(getattr(settings, setting.name))
     print(f"calpress serving {settings.site_url or f'http://{settings.host}:{settings.port}'} "
-          f"({settings.workers} worker{'s' if settings.workers != 1 else ''}, database {_redact(settings.database_url)})",
+          f"({settings.workers} worker{'s' if settings.workers != 1 else ''}, data folder {_where(location)}, "
+          f"database {_redact(settings.database_url)})",
           file=sys.stderr, flush=True)
     server = Granian(
         "calpress.front:rsgi_app",
@@ -197,6 +305,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     server.serve()
     return 0
+
+
+def command_name(cwd: Path) -> str:
+    """How to call this installation's calpress from ``cwd`` as typed in a shell: ``calpress``
+    when that is the one on PATH, else scripts/calpress from the project folder, else the full
+    path of the command next to this Python (a virtual environment's bin/)."""
+    installed = Path(sys.executable).parent / "calpress"
+    on_path = shutil.which("calpress")
+    if on_path and installed.is_file() and Path(on_path).resolve() == installed.resolve():
+        return "calpress"
+    if (PROJECT / "scripts" / "calpress").is_file() and cwd.resolve() == PROJECT:
+        return "scripts/calpress"
+    if installed.is_file():
+        return shlex.quote(str(installed))
+    return f"{shlex.quote(sys.executable)} -m calpress"
+
+
+def first_user_hint(data_dir: Path, cwd: Path) -> str:
+    """The command creating a first administrator, as it works when typed in ``cwd``: with
+    --data-dir unless a command run there finds this site by itself."""
+    found = find_site(None, {}, cwd)
+    where = "" if found.data_dir == data_dir else f" --data-dir {shlex.quote(str(data_dir))}"
+    return f"{command_name(cwd)}{where} user create admin admin@example.org --role=administrator"
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -234,9 +365,67 @@ def _redact(url: str) -> str:
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
     from .store import db as store_db
 
-    site = _site(_settings(args))
-    print(f"Success: Database is at revision {store_db.current_revision(site.engine)}.")
+    *_, site = _make_site(*_locate(args))
+    try:
+        print(f"Success: Database is at revision {store_db.current_revision(site.engine)}.")
+    finally:
+        site.close()
     return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """What the site is and how it was found, as ``wp cli info``; creates nothing."""
+    import platform
+
+    from . import __version__
+
+    location, settings = _locate(args)
+    revision = users = error = None
+    try:
+        revision = _revision(settings)
+    except CliError as err:
+        error = str(err)
+    if revision is not None:
+        users = _count_users(settings)
+    if settings.secret_key and os.environ.get("CALPRESS_SECRET_KEY"):
+        secret = "from CALPRESS_SECRET_KEY"
+    else:
+        secret = str(location.data_dir / "secret.key") if settings.secret_key else "none yet"
+    rows = [
+        ("data_dir", "Data folder", str(location.data_dir), f"{location.data_dir} ({location.how})"),
+        ("data_dir_found", None, location.how, None),
+        ("database_url", "Database", _redact(settings.database_url), None),
+        ("database_revision", "Database revision", revision, revision or error or "none: no site here yet"),
+        ("database_error", None, error, None),
+        ("users", "Users", users, "-" if users is None else str(users)),
+        ("uploads_dir", "Uploads folder", str(settings.uploads_dir), None),
+        ("site_url", "Site URL setting", settings.site_url, settings.site_url or "(empty: the siteurl option, else each request's host)"),
+        ("secret_key", "Secret key", secret, None),
+        ("calpress_version", "calpress version", __version__, None),
+        ("python_version", "Python version", platform.python_version(), None),
+    ]
+    if args.format == "json":
+        print(orjson.dumps({key: value for key, _, value, _ in rows}, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    for _, label, value, shown in rows:
+        if label is not None:
+            print(f"{label}:\t{value if shown is None else shown}")
+    return 0
+
+
+def _count_users(settings: Settings) -> int | None:
+    import sqlalchemy as sa
+
+    from .auth.users import count_users
+
+    engine = _probe_engine(settings)
+    try:
+        with engine.connect() as conn:
+            return count_users(conn)
+    except sa.exc.DBAPIError:
+        return None
+    finally:
+        engine.dispose()
 
 
 def _generate_password(length: int = 24) -> str:
@@ -245,10 +434,17 @@ def _generate_password(length: int = 24) -> str:
 
 
 def cmd_user_create(args: argparse.Namespace) -> int:
+    from .api.cms_users import ITEM_SCHEMA
     from .auth import users
     from .auth.roles import ROLE_CAPS
+    from .rest.errors import RestError
+    from .rest.schema import parse_request_arg
 
-    site = _site(_settings(args))
+    try:  # the users endpoint's own check of the address (its schema's email format)
+        email = parse_request_arg(args.email, ITEM_SCHEMA["properties"]["email"], "email")
+    except RestError as err:
+        raise CliError(err.message) from None
+    _, site = _open_site(args)
     role = args.role or str(site.get_option("default_role"))
     if role not in ROLE_CAPS:
         raise CliError(f"Role doesn't exist: {role}")
@@ -257,7 +453,7 @@ def cmd_user_create(args: argparse.Namespace) -> int:
     try:
         with site.write() as conn:
             user = users.create_user(
-                conn, login=args.login, email=args.email, password=password, roles=[role], display_name=args.display_name or ""
+                conn, login=args.login, email=email, password=password, roles=[role], display_name=args.display_name or ""
             )
     except users.UserError as err:
         raise CliError(err.message) from None
@@ -273,8 +469,7 @@ def cmd_user_create(args: argparse.Namespace) -> int:
 def cmd_app_password_create(args: argparse.Namespace) -> int:
     from .auth import app_passwords, users
 
-    settings = _settings(args)
-    site = _site(settings)
+    settings, site = _open_site(args)
     with site.write() as conn:
         user = users.find_user(conn, args.user)
         if user is None:
@@ -297,8 +492,7 @@ def cmd_media_import(args: argparse.Namespace) -> int:
     from .content.items import Context
     from .media.attachments import create_attachment
 
-    settings = _settings(args)
-    site = _site(settings)
+    _, site = _open_site(args)
     try:
         for name in args.files:
             path = Path(name)
@@ -323,7 +517,7 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
 
     if args.events < 0 or args.batch < 1:
         raise CliError("--events must be 0 or more and --batch 1 or more.")
-    site = _site(_settings(args))
+    *_, site = _make_site(*_locate(args))
     try:
         bar = None if args.quiet else Progress("seeding events", args.events)
         created = seed_demo(site, args.events, seed=args.seed, batch=args.batch,
@@ -340,7 +534,7 @@ def cmd_option_get(args: argparse.Namespace) -> int:
     from .site import OPTION_DEFAULTS
     from .store import options as store_options
 
-    site = _site(_settings(args))
+    _, site = _open_site(args)
     with site.read() as conn:
         missing = object()
         value = store_options.get_option(conn, args.name, missing)
@@ -353,24 +547,48 @@ def cmd_option_get(args: argparse.Namespace) -> int:
 
 
 def cmd_option_update(args: argparse.Namespace) -> int:
-    site = _site(_settings(args))
     value: Any = args.value
     if args.format == "json":
         try:
             value = orjson.loads(args.value)
         except orjson.JSONDecodeError as err:
             raise CliError(f"Invalid JSON: {err}") from None
+    value = _checked_option(args.name, value)
+    _, site = _open_site(args)
     with site.write() as conn:
         site.update_option(conn, args.name, value)
     print(f"Success: Updated '{args.name}' option.")
     return 0
 
 
+def _checked_option(name: str, value: Any) -> Any:
+    """The value the settings endpoint (cms/v2/settings) would store for this option: its
+    argument's schema check and coercion, then the option's cleaning; CliError where the endpoint
+    refuses it or keeps the stored value. Options the endpoint does not know pass unchanged."""
+    from .api.cms_site import SETTINGS_SCHEMA
+    from .rest.errors import RestError
+    from .rest.schema import endpoint_args_from_schema, parse_request_arg
+    from .site_settings import SETTINGS as SITE_SETTINGS
+    from .site_settings import Rejected, clean_option
+
+    setting = next((s for s in SITE_SETTINGS if s.option == name), None)
+    if setting is None:
+        return value
+    arg = endpoint_args_from_schema(SETTINGS_SCHEMA, "PUT")[setting.name]
+    try:
+        return clean_option(name, parse_request_arg(value, arg, name))
+    except (RestError, Rejected) as err:
+        message = err.message if isinstance(err, RestError) else str(err)
+        raise CliError(f"Could not update '{name}' option: {message}") from None
+
+
 def cmd_routes(args: argparse.Namespace) -> int:
     """Every REST route (name, methods, pattern) in route-index order, then the page table."""
     from .app import Calpress
 
-    app = Calpress(_settings(args), upgrade=False)  # builds the routes; the database is not touched
+    # Builds the routes: no site is needed, and none is touched (an in-memory database stands in).
+    _, settings = _locate(args, database_url="sqlite://")
+    app = Calpress(settings, upgrade=False)
     try:
         rows = [
             {"kind": "rest", "name": route.name, "methods": route.methods, "path": route.pattern}
@@ -465,7 +683,7 @@ def cmd_import_ics(args: argparse.Namespace) -> int:
         raise CliError("Give both --from and --until, or neither.")
     if not is_address(args.source) and not Path(args.source).is_file():
         raise CliError(f"Unable to import '{args.source}': no such file, and not an http, https or webcal address.")
-    site = _site(_settings(args))
+    _, site = _open_site(args)
     try:
         user = _import_user(site, args.user)
         update, finish = _bar("importing events", args.quiet or args.porcelain)
@@ -481,7 +699,7 @@ def cmd_import_ics(args: argparse.Namespace) -> int:
 def cmd_import_list(args: argparse.Namespace) -> int:
     from .calendar import imports
 
-    site = _site(_settings(args))
+    _, site = _open_site(args)
     try:
         with site.read() as conn:
             rows = [(r.id, imports.record_state(r), r.meta.get(imports.ORIGIN, ""), r.meta.get(imports.SOURCE, ""),
@@ -509,7 +727,7 @@ def cmd_import_schedule(args: argparse.Namespace) -> int:
         raise CliError("A scheduled import needs an http, https or webcal address.")
     if args.every < 60:
         raise CliError("--every must be at least 60 seconds.")
-    site = _site(_settings(args))
+    _, site = _open_site(args)
     try:
         user = _import_user(site, args.user)
         ctx = Context.of(site, options=site.load_options())
@@ -526,7 +744,7 @@ def cmd_import_schedule(args: argparse.Namespace) -> int:
 def cmd_import_run_due(args: argparse.Namespace) -> int:
     from .calendar.feed_import import run_due
 
-    site = _site(_settings(args))
+    _, site = _open_site(args)
     failed = 0
     try:
         def bar_for(schedule: Any) -> Any:
@@ -551,7 +769,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from . import health
     from .app import build_site
 
-    site = build_site(_settings(args), upgrade=False)
+    location, settings = _locate(args)
+    _require_site(location, settings)
+    site = build_site(settings, upgrade=False)
     try:
         results = health.run_checks(site)
         sizes = health.directory_sizes(site)
@@ -589,6 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         ("serve",): cmd_serve,
         ("db", "upgrade"): cmd_db_upgrade,
+        ("info",): cmd_info,
         ("user", "create"): cmd_user_create,
         ("user", "application-password", "create"): cmd_app_password_create,
         ("option", "get"): cmd_option_get,

@@ -1,13 +1,16 @@
 """Settings: one definition per setting (name, default, help), read from CALPRESS_* variables and flags.
 
 The data directory holds the SQLite file, the uploads folder and a secret key generated once on
-first start and kept there (never in the repository).
+first start and kept there (never in the repository). ``find_site`` says which data directory a
+command works on (a flag, the variable, or the first ``data/`` holding a site from the working
+folder up, as WP-CLI finds WordPress); only the commands that may create a site store a new key.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,7 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("data_dir", "CALPRESS_DATA_DIR", "./data", "Folder for the SQLite file, uploads and the secret key."),
+    Setting("data_dir", "CALPRESS_DATA_DIR", "./data", "Folder for the SQLite file, uploads and the secret key. Unset, calpress commands take the first ./data holding a site from the working folder up, else ./data."),
     Setting("database_url", "CALPRESS_DATABASE_URL", "", "SQLAlchemy URL; empty means sqlite:///<data_dir>/calpress.sqlite3. PostgreSQL: postgresql://user@host/db."),
     Setting("site_url", "CALPRESS_SITE_URL", "", "Public address of the site (scheme://host[:port]). Empty: taken from the siteurl option, else from each request's Host."),
     Setting("uploads_dir", "CALPRESS_UPLOADS_DIR", "", "Folder for uploaded files; empty means <data_dir>/uploads."),
@@ -108,11 +111,55 @@ def is_loopback(host: str) -> bool:
     return host in ("127.0.0.1", "localhost", "::1", "[::1]") or host.startswith("127.")
 
 
-def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Settings:
+SITE_MARKERS = ("secret.key", "calpress.sqlite3")
+FROM_FLAG = "from --data-dir"
+FROM_ENV = "from CALPRESS_DATA_DIR"
+FOUND_HERE = "found in the working folder"
+FOUND_ABOVE = "found above the working folder"
+NOT_FOUND = "no site in the working folder or above it"
+
+
+@dataclass(frozen=True)
+class SiteLocation:
+    """The data directory a command works on, and how it was chosen (one of the texts above)."""
+
+    data_dir: Path
+    how: str
+
+
+def holds_site(folder: Path) -> bool:
+    """Whether ``folder`` is the data directory of a site: it holds its secret key or SQLite file."""
+    return any((folder / marker).is_file() for marker in SITE_MARKERS)
+
+
+def find_site(data_dir: str | None = None, environ: Mapping[str, str] | None = None, cwd: Path | None = None) -> SiteLocation:
+    """The data directory of the site a command works on, as WP-CLI finds WordPress.
+
+    ``data_dir`` (the --data-dir flag), else CALPRESS_DATA_DIR, else the first ``data/`` holding
+    a site (``holds_site``) in the working folder or one above it, else ``./data`` of the working
+    folder, for a new site. Only looks: nothing is created.
+    """
+    env = os.environ if environ is None else environ
+    here = Path.cwd() if cwd is None else cwd
+    if data_dir:
+        return SiteLocation((here / Path(data_dir).expanduser()).resolve(), FROM_FLAG)
+    if env.get("CALPRESS_DATA_DIR"):
+        return SiteLocation((here / Path(env["CALPRESS_DATA_DIR"]).expanduser()).resolve(), FROM_ENV)
+    here = here.resolve()
+    for folder in (here, *here.parents):
+        if holds_site(folder / "data"):
+            return SiteLocation(folder / "data", FOUND_HERE if folder == here else FOUND_ABOVE)
+    return SiteLocation(here / "data", NOT_FOUND)
+
+
+def load_settings(
+    overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None, *, store_secret: bool = True
+) -> Settings:
     """Settings from defaults, then CALPRESS_* variables, then explicit overrides (flags).
 
     Derived values are filled in here: the database URL, the uploads folder, the secret key
-    (generated once into the data directory) and the environment type.
+    (read from the data directory; generated once into it unless ``store_secret`` is false, which
+    leaves it empty when the data directory has none) and the environment type.
     """
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
@@ -143,10 +190,23 @@ def load_settings(overrides: dict[str, Any] | None = None, environ: dict[str, st
     if values["login_lockout"] < 1:
         raise ValueError("CALPRESS_LOGIN_LOCKOUT must be a positive number of seconds")
     if not values["secret_key"]:
-        values["secret_key"] = _stored_secret(data_dir)
+        values["secret_key"] = _stored_secret(data_dir) if store_secret else _read_secret(data_dir)
     values["site_url"] = str(values["site_url"]).rstrip("/")
     known = {f.name for f in fields(Settings)}
     return Settings(**{k: v for k, v in values.items() if k in known})
+
+
+def with_stored_secret(settings: Settings) -> Settings:
+    """``settings`` with the data directory's secret key, generated now when it has none (for
+    the commands that may create a site, once they know they may)."""
+    return settings if settings.secret_key else replace(settings, secret_key=_stored_secret(settings.data_dir))
+
+
+def _read_secret(data_dir: Path) -> str:
+    try:
+        return (data_dir / "secret.key").read_text().strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
 
 
 def _stored_secret(data_dir: Path) -> str:

@@ -102,7 +102,8 @@ def _zone_names() -> frozenset[str]:
 
 class Rejected(Exception):
     """A value the option refuses; the reference keeps the stored value (and reports a
-    settings error to its admin screens, which the REST API does not show)."""
+    settings error to its admin screens, which the REST API does not show). The message is that
+    error, for the command line."""
 
 
 def clean_option(option: str, value: Any) -> Any:
@@ -124,18 +125,18 @@ def clean_option(option: str, value: Any) -> Any:
         return kses_title(strip_tags(str(value)))
     if option == "admin_email":
         if not is_email(value):
-            raise Rejected(option)
+            raise Rejected("The email address entered did not appear to be a valid email address.")
         return value
     if option == "siteurl":
         if not _URL_START.search(str(value)):
-            raise Rejected(option)
+            raise Rejected("The site address entered did not appear to be a valid URL (http:// or https://).")
         return esc_url_raw(str(value))
     if option == "WPLANG":
         if value and value not in AVAILABLE_LANGUAGES:
-            raise Rejected(option)
+            raise Rejected(f"The language {value} is not installed.")
         return value
     if option == "timezone_string":
         if value and value not in _zone_names():
-            raise Rejected(option)
+            raise Rejected(f"The timezone {value} is not valid. Please select a valid timezone (a city such as Europe/Paris).")
         return value
     return value

@@ -144,30 +144,37 @@ class Site:
         if current is not None:
             settle_changes(current)  # a write of this transaction may owe the counter its bump
             return fast_query.rows(current, params, raw=raw)
-        driver = getattr(self._local, "fast", None)
+        # On PostgreSQL, statements whose plan holds for any values run on a second connection
+        # that plans each of them once (plan_cache_mode); the others are planned for their values.
+        kind = "fast_generic" if fast_query.generic_plan and not store_db.is_sqlite(self.engine) else "fast"
+        driver = getattr(self._local, kind, None)
         if driver is None:
-            driver = self._open_fast_connection()
+            driver = self._open_fast_connection(kind)
         try:
             return fast_query.run(driver, self.engine.dialect, params, raw=raw)
         except self.engine.dialect.loaded_dbapi.Error:
-            self._close_fast_connection()  # a broken connection (server restart): retry once
-            return fast_query.run(self._open_fast_connection(), self.engine.dialect, params, raw=raw)
+            self._close_fast_connection(kind)  # a broken connection (server restart): retry once
+            return fast_query.run(self._open_fast_connection(kind), self.engine.dialect, params, raw=raw)
 
-    def _open_fast_connection(self) -> Any:
+    def _open_fast_connection(self, kind: str) -> Any:
         pooled = self.engine.pool.connect()  # held by this thread for its lifetime
         driver = pooled.driver_connection
         if not store_db.is_sqlite(self.engine):
             driver.autocommit = True
-        self._local.fast_pooled = pooled
-        self._local.fast = driver
+            if kind == "fast_generic":
+                # psycopg prepares a statement it has run five times; PostgreSQL then plans it
+                # anew on every run unless told to keep one generic plan.
+                driver.execute("SET plan_cache_mode = force_generic_plan")
+        setattr(self._local, kind + "_pooled", pooled)
+        setattr(self._local, kind, driver)
         with self._fast_lock:
             self._fast_connections.append(pooled)
         return driver
 
-    def _close_fast_connection(self) -> None:
-        pooled = getattr(self._local, "fast_pooled", None)
-        self._local.fast = None
-        self._local.fast_pooled = None
+    def _close_fast_connection(self, kind: str) -> None:
+        pooled = getattr(self._local, kind + "_pooled", None)
+        setattr(self._local, kind, None)
+        setattr(self._local, kind + "_pooled", None)
         if pooled is not None:
             with self._fast_lock:
                 if pooled in self._fast_connections:

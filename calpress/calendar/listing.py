@@ -511,14 +511,26 @@ def _count_statement(where: list[Any]) -> sa.Select:
     return sa.select(sa.func.count().label("total")).select_from(_EVENTS_JOIN).where(*where)
 
 
-def _page_statement(page_where: list[Any], order: list[Any]) -> sa.Select:
+def _page_statement(page_where: list[Any], order: list[Any], dialect: str = "") -> sa.Select:
     """The rows (post and event columns) of a page: its ids first, then their whole rows, so that
-    a deep page or a search matching most events sorts ids and dates, not every row's content."""
-    page = (
+    a deep page or a search matching most events sorts ids and dates, not every row's content.
+
+    On PostgreSQL the ids are an array both tables are looked up by (``= ANY(ARRAY(...))``), so
+    that every plan, a generic one included (``Site.query``), reads the page's rows by their
+    keys: joined to the page as a subquery, the events table was read whole and hashed, which
+    its statistics call cheap at a thousand rows and are blind to at a hundred thousand."""
+    ids = (
         sa.select(posts.c.id.label("page_id")).select_from(_EVENTS_JOIN).where(*page_where).order_by(*order)
         .limit(sa.bindparam("limit", type_=sa.BigInteger())).offset(sa.bindparam("offset", type_=sa.BigInteger()))
-        .subquery("page")
     )
+    if dialect == "postgresql":
+        page_ids = sa.any_(sa.func.array(ids.scalar_subquery()))
+        return (
+            sa.select(posts, *EVENT_COLUMNS).select_from(_EVENTS_JOIN)
+            .where(posts.c.id == page_ids, events.c.post_id == page_ids)
+            .order_by(*order)
+        )
+    page = ids.subquery("page")
     return (
         sa.select(posts, *EVENT_COLUMNS)
         .select_from(_EVENTS_JOIN.join(page, page.c.page_id == posts.c.id))
@@ -532,7 +544,7 @@ def _any_statement(where: list[Any]) -> sa.Select:
 
 _COUNTS = Shapes(lambda dialect, *shape: _count_statement(_shape_conditions(dialect, shape)))
 _PAGES = Shapes(lambda dialect, include, descending, *shape: _page_statement(
-    _shape_conditions(dialect, shape, paging=True), _order(include, descending)))
+    _shape_conditions(dialect, shape, paging=True), _order(include, descending), dialect), generic_plan=True)
 _ANY = Shapes(lambda dialect, *shape: _any_statement(_shape_conditions(dialect, shape)))
 
 
@@ -578,7 +590,7 @@ def ordered_rows(
     include, descending = bool(query.include) and not by_start, query.descending
     if query.search:
         where, params = _event_conditions(conn, query, paging=True)
-        statement = _page_statement(where, _order(include, descending))
+        statement = _page_statement(where, _order(include, descending), conn.dialect.name)
         rows: Sequence[Any] = conn.execute(statement, {**params, "limit": limit, "offset": row_offset(offset)}).all()
     else:
         compiled, params = _plain_page(conn.dialect.name, query, limit=limit, offset=offset, by_start=by_start)

@@ -23,10 +23,16 @@ _Compiled = tuple[str, "tuple[str, ...] | None", list[tuple[int, Any]], type, di
 
 
 class FastQuery:
-    """A SELECT run on the raw DBAPI cursor. Parameters are ``sa.bindparam`` names."""
+    """A SELECT run on the raw DBAPI cursor. Parameters are ``sa.bindparam`` names.
 
-    def __init__(self, statement: sa.Select) -> None:
+    ``generic_plan``: the statement's plan holds for any values (rows found by their keys, or
+    an ordered index range read up to a LIMIT), so PostgreSQL may plan it once per connection
+    instead of on every run (``Site.query``): planning the event page took longer than running
+    it."""
+
+    def __init__(self, statement: sa.Select, *, generic_plan: bool = False) -> None:
         self.statement = statement
+        self.generic_plan = generic_plan
         self._compiled: dict[str, _Compiled] = {}
         self._lock = threading.Lock()
 
@@ -126,8 +132,9 @@ class Shapes:
     space is small (filters present, power-of-two list sizes), and past ``limit`` shapes it
     starts over."""
 
-    def __init__(self, build: Callable[..., sa.Select], limit: int = 512) -> None:
+    def __init__(self, build: Callable[..., sa.Select], limit: int = 512, *, generic_plan: bool = False) -> None:
         self._build = build
+        self._generic_plan = generic_plan
         self._queries: dict[Hashable, FastQuery] = {}
         self._limit = limit
         self._lock = threading.Lock()
@@ -135,7 +142,7 @@ class Shapes:
     def __call__(self, *shape: Hashable) -> FastQuery:
         found = self._queries.get(shape)
         if found is None:
-            found = FastQuery(self._build(*shape))
+            found = FastQuery(self._build(*shape), generic_plan=self._generic_plan)
             with self._lock:
                 if len(self._queries) >= self._limit:
                     self._queries.clear()

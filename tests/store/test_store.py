@@ -722,3 +722,17 @@ def test_concurrent_inserts_are_all_kept(engine: sa.Engine) -> None:
     assert errors == []
     with db.read_connection(engine) as conn:
         assert count(conn, posts) == 100
+
+
+@pytest.mark.parametrize("db_leg", ["postgresql"], indirect=True)
+def test_statements_planned_once_run_on_a_connection_that_keeps_their_plans(app) -> None:
+    """Site.query runs a FastQuery marked ``generic_plan`` on the thread's second connection,
+    where PostgreSQL keeps one plan per prepared statement; the others, and anything inside a
+    read block, are planned for their values."""
+    from calpress.store.fast import FastQuery
+
+    mode = sa.select(sa.func.current_setting("plan_cache_mode").label("mode"))
+    assert app.site.query(FastQuery(mode, generic_plan=True))[0].mode == "force_generic_plan"
+    assert app.site.query(FastQuery(mode))[0].mode == "auto"
+    with app.site.read():
+        assert app.site.query(FastQuery(mode, generic_plan=True))[0].mode == "auto"

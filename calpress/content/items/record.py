@@ -274,7 +274,7 @@ def get_item(conn: sa.Connection, item_id: int, content_type: str | None = None)
     return Item.from_row(rows[0]) if rows else None
 
 
-_ITEM = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type)))
+_ITEM = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type)), generic_plan=True)
 _ITEM_OF_TYPE = FastQuery(sa.select(posts).where(posts.c.id == sa.bindparam("id", type_=posts.c.id.type),
                                                  posts.c.type == sa.bindparam("type", type_=posts.c.type.type)))
 

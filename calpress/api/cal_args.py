@@ -137,8 +137,12 @@ def existing_one(content_type: str) -> Check:
 
 def terms_exist(taxonomy: str) -> Check:
     def check(value: Any, request: RestRequest, name: str) -> bool:
+        generation = request.scope.generation  # set for cacheable reads: term ids are kept under it
+        known = listing.known_terms_exist(site_of(request).engine, taxonomy, value, generation)
+        if known is not None:
+            return known
         with site_of(request).read() as conn:
-            return listing.terms_exist(conn, taxonomy, value)
+            return listing.terms_exist(conn, taxonomy, value, generation)
 
     return check
 

@@ -185,10 +185,57 @@ def statuses_of(ctx: Context, content_type: str, given: Any) -> tuple[list[str] 
     return ["publish"], "publish"
 
 
-def terms_exist(conn: sa.Connection, taxonomy: str, value: Any) -> bool:
+# Which term each entry of a ``categories``/``tags`` filter names (its id, 0 for none), per
+# database, kept while the content counter is unchanged (every term write moves it). A listing
+# filtered by a category looked its term up twice, to check the argument and to build the query,
+# each time by slug and then by id: four statements per request before its page.
+_term_ids = TotalsCache(limit=4096)
+_UNSEEN = object()
+
+
+class _NotKept(LookupError):
+    """A term filter's entry that :func:`term_id` would have to look up, given no connection."""
+
+
+def known_term_id(engine: sa.Engine | None, taxonomy: str, entry: Any, generation: int | None) -> Any:
+    """The id of the term ``entry`` names, kept for ``engine``'s database at ``generation``
+    (None: it names none), else _UNSEEN."""
+    if generation is None or engine is None:
+        return _UNSEEN
+    found = _term_ids.known(engine, ("term", taxonomy, str(entry)), generation)
+    return _UNSEEN if found is None else (found or None)
+
+
+def term_id(
+    conn: sa.Connection | None, taxonomy: str, entry: Any, generation: int | None = None, engine: sa.Engine | None = None
+) -> int | None:
+    """The id of the term of ``taxonomy`` that ``entry`` names (by slug, id or name), or None;
+    ``generation``: the content counter the request read, under which the answer is kept
+    (``engine``: the database's, when there is no ``conn``)."""
+    found = known_term_id(engine if conn is None else conn.engine, taxonomy, entry, generation)
+    if found is _UNSEEN:
+        if conn is None:
+            raise _NotKept(entry)
+        term = term_store.find_term(conn, taxonomy, entry)
+        found = term.id if term is not None else None
+        if generation is not None:
+            _term_ids.remember(conn, ("term", taxonomy, str(entry)), generation, found or 0)
+    return found
+
+
+def known_terms_exist(engine: sa.Engine, taxonomy: str, value: Any, generation: int | None) -> bool | None:
+    """:func:`terms_exist` from what is kept alone: None when an entry was not looked up yet."""
+    entries = as_list(value)
+    found = [known_term_id(engine, taxonomy, entry, generation) for entry in entries]
+    if any(term is _UNSEEN for term in found):
+        return None
+    return bool(entries) and all(term is not None for term in found)
+
+
+def terms_exist(conn: sa.Connection, taxonomy: str, value: Any, generation: int | None = None) -> bool:
     """Whether every entry of a ``categories``/``tags`` filter names a term (by slug, id or name)."""
     entries = as_list(value)
-    return bool(entries) and all(term_store.find_term(conn, taxonomy, entry) is not None for entry in entries)
+    return bool(entries) and all(term_id(conn, taxonomy, entry, generation) is not None for entry in entries)
 
 
 def local_now(ctx: Context) -> dt.datetime:
@@ -219,9 +266,14 @@ def day_bound(ctx: Context, value: Any, *, end: bool, strict: bool) -> dt.dateti
     return wall.replace(hour=0, minute=0, second=0)
 
 
-def event_query(conn: sa.Connection, ctx: Context, filters: Mapping[str, Any], *, now: dt.datetime | None = None) -> EventQuery:
+def event_query(
+    conn: sa.Connection, ctx: Context, filters: Mapping[str, Any], *, now: dt.datetime | None = None,
+    generation: int | None = None, engine: sa.Engine | None = None,
+) -> EventQuery:
     """The typed query of an event listing's loose filters (None values are absent ones), with
-    calendar-api.md 3.1's defaults; ``now`` is the site's wall time (default: now)."""
+    calendar-api.md 3.1's defaults; ``now`` is the site's wall time (default: now);
+    ``generation``: the content counter the request read (term filters' ids are kept under it;
+    ``engine``: the database's, when ``conn`` is None and every term filter is kept)."""
 
     def given(name: str) -> Any:
         return filters.get(name)
@@ -257,8 +309,8 @@ def event_query(conn: sa.Connection, ctx: Context, filters: Mapping[str, Any], *
     for name, taxonomy in _TERM_FILTERS:
         entries = given(name)
         if entries is not None:
-            found = [term_store.find_term(conn, taxonomy, entry) for entry in as_list(entries)]
-            setattr(query, name, [t.id for t in found if t is not None])
+            found = [term_id(conn, taxonomy, entry, generation, engine) for entry in as_list(entries)]
+            setattr(query, name, [ident for ident in found if ident is not None])
             applied.append((name, ",".join(str(e) for e in as_list(entries))))
     if include is not None:
         query.include = [int(i) for i in as_list(include)]
@@ -358,20 +410,23 @@ def list_events(
         with site.read() as conn:
             return event_page(conn, ctx, query, generation, represented, prefetched=(found, rows, total))
     with site.read() as conn:
-        return event_page(conn, ctx, event_query(conn, ctx, filters), generation, represented)
+        return event_page(conn, ctx, event_query(conn, ctx, filters, generation=generation), generation, represented)
 
 
 def _page_without_connection(
     site: Any, ctx: Context, filters: Mapping[str, Any], generation: int | None
 ) -> tuple[EventQuery, list[Item], dict[int, EventRow], int] | None:
     """The query, page and total of a listing whose total this process keeps at ``generation``
-    (no search, no term filter to look up), the page read in one statement on the thread's own
+    (no search; term filters only when their terms were looked up at that counter), the page read in one statement on the thread's own
     connection (``Site.query``) without opening a pooled connection and a transaction: when the
     caller represents every event already, that statement is the listing's only one. None when
     the listing does not qualify."""
-    if generation is None or filters.get("search") or any(filters.get(name) is not None for name, _ in _TERM_FILTERS):
+    if generation is None or filters.get("search"):
         return None
-    query = event_query(None, ctx, filters)  # type: ignore[arg-type]  # the connection is for term filters only
+    try:  # the connection is for term filters not looked up at this counter yet
+        query = event_query(None, ctx, filters, generation=generation, engine=site.engine)  # type: ignore[arg-type]
+    except _NotKept:
+        return None
     total = _totals.known(site.engine, ("events", *query.key()), generation)
     if total is None:
         return None
@@ -543,8 +598,12 @@ def _any_statement(where: list[Any]) -> sa.Select:
 
 
 _COUNTS = Shapes(lambda dialect, *shape: _count_statement(_shape_conditions(dialect, shape)))
-_PAGES = Shapes(lambda dialect, include, descending, *shape: _page_statement(
-    _shape_conditions(dialect, shape, paging=True), _order(include, descending), dialect), generic_plan=True)
+_PAGES = Shapes(
+    lambda dialect, include, descending, *shape: _page_statement(
+        _shape_conditions(dialect, shape, paging=True), _order(include, descending), dialect),
+    # A term filter may match a handful of events or most of them: planned for its values.
+    generic_plan=lambda dialect, include, descending, *shape: not any(part[0] in ("categories", "tags") for part in shape),
+)
 _ANY = Shapes(lambda dialect, *shape: _any_statement(_shape_conditions(dialect, shape)))
 
 

@@ -132,7 +132,10 @@ class Shapes:
     space is small (filters present, power-of-two list sizes), and past ``limit`` shapes it
     starts over."""
 
-    def __init__(self, build: Callable[..., sa.Select], limit: int = 512, *, generic_plan: bool = False) -> None:
+    def __init__(
+        self, build: Callable[..., sa.Select], limit: int = 512, *, generic_plan: bool | Callable[..., bool] = False
+    ) -> None:
+        """``generic_plan``: FastQuery's, for every shape or as a function of the shape."""
         self._build = build
         self._generic_plan = generic_plan
         self._queries: dict[Hashable, FastQuery] = {}
@@ -142,7 +145,8 @@ class Shapes:
     def __call__(self, *shape: Hashable) -> FastQuery:
         found = self._queries.get(shape)
         if found is None:
-            found = FastQuery(self._build(*shape), generic_plan=self._generic_plan)
+            generic = self._generic_plan(*shape) if callable(self._generic_plan) else self._generic_plan
+            found = FastQuery(self._build(*shape), generic_plan=generic)
             with self._lock:
                 if len(self._queries) >= self._limit:
                     self._queries.clear()

@@ -136,3 +136,25 @@ def test_password_protected_events_are_never_remembered(app, client, admin):
     assert len(app.site.memo) == 0
     assert "Hidden text" in listed(client, password="pw")[event["id"]]["description"]
     assert listed(client)[event["id"]]["description"] == ""
+
+
+def test_category_filters_are_looked_up_once_per_counter_and_follow_renames(app, client, admin):
+    """The terms a ``categories`` filter names are kept under the content counter
+    (calendar/listing.py _FoundTerms): a repeated filtered listing reads no term, and a renamed
+    slug stops matching at once."""
+    event = make_event(client, admin, "Filed", categories="Music")
+    make_event(client, admin, "Unfiled")
+    [category] = listed(client)[event["id"]]["categories"]
+    assert set(listed(client, categories="music")) == {event["id"]}
+    assert set(listed(client, categories=str(category["id"]))) == {event["id"]}
+    with statement_counter(app) as statements:
+        assert set(listed(client, categories="music")) == {event["id"]}
+        assert set(listed(client, categories=str(category["id"]))) == {event["id"]}
+    assert not [s for s in statements if "FROM terms" in s], statements
+
+    response = client.post(f"/cal/events/v1/categories/{category['id']}", user=admin, json={"slug": "tunes"})
+    assert response.status_code == 200, response.json
+    refused = client.get(EVENTS, params={"categories": "music", "miss": str(next(_fresh))})
+    assert refused.status_code == 400 and refused.json["code"] == "rest_invalid_param", refused.json
+    assert set(listed(client, categories="tunes")) == {event["id"]}
+    assert set(listed(client, categories=str(category["id"]))) == {event["id"]}

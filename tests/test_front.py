@@ -125,7 +125,9 @@ def test_the_front_runs_reads_on_its_loop_and_everything_else_in_threads(tmp_pat
 
 def test_inline_reads_follow_the_setting_and_the_database(tmp_path):
     sqlite = sa.create_engine(f"sqlite:///{tmp_path / 'x.sqlite3'}")
-    postgres = sa.create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")  # never connected
+    postgres = sa.create_engine("postgresql+psycopg://nobody@db.example.org:5432/none")  # never connected
+    local_postgres = sa.create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none")
+    socket_postgres = sa.create_engine("postgresql+psycopg://nobody@/none")
 
     def setting(value: str | None):
         env = {"CALPRESS_DATA_DIR": str(tmp_path)}
@@ -136,6 +138,8 @@ def test_inline_reads_follow_the_setting_and_the_database(tmp_path):
     assert setting(None).inline_reads == "auto"
     assert runs_reads_inline(setting(None), sqlite) is True
     assert runs_reads_inline(setting("auto"), postgres) is False
+    assert runs_reads_inline(setting("auto"), local_postgres) is True
+    assert runs_reads_inline(setting("auto"), socket_postgres) is True
     assert runs_reads_inline(setting("ON"), postgres) is True
     assert runs_reads_inline(setting("off"), sqlite) is False
     with pytest.raises(ValueError, match="CALPRESS_INLINE_READS"):

@@ -13,6 +13,9 @@
     calpress doctor [--format=table|json]
     calpress import ics <file-or-url> [--user=<id>] [--status=<status>] [--from=<day> --until=<day>] [--remove-missing]
     calpress import list [--format=table|json] | schedule <url> [--every=<seconds>] | run-due
+    calpress post list|get|create|update|delete ...   (cli_content.py, through the REST API)
+    calpress term list|get|create|update|delete <taxonomy> ...
+    calpress option list [--search=<pattern>] | add <name> <value> | delete <name>
 
 Every command works on one site, found as WP-CLI finds WordPress (config.find_site): --data-dir,
 else CALPRESS_DATA_DIR, else the first data/ holding a site from the working folder up. Only
@@ -162,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     update.add_argument("value")
     update.add_argument("--format", choices=("plaintext", "json"), default="plaintext")
     _global_options(update)
+
+    from . import cli_content  # post, term, option list/add/delete (imported here: it imports this module)
+
+    cli_content.register(commands, option_commands, _global_options)
     return parser
 
 
@@ -804,8 +811,15 @@ def _format_value(value: Any, fmt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from . import cli_content
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Unknown --options reach the commands that take them (post list's REST filters, as WP-CLI
+    # passes them to its query); anywhere else they are an error, as before.
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "accepts_extra", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.extra = extra
     handlers = {
         ("serve",): cmd_serve,
         ("db", "upgrade"): cmd_db_upgrade,
@@ -822,9 +836,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("import", "list"): cmd_import_list,
         ("import", "schedule"): cmd_import_schedule,
         ("import", "run-due"): cmd_import_run_due,
+        **cli_content.HANDLERS,
     }
     key: tuple[str, ...] = (args.command,)
-    for attr in ("db_command", "user_command", "app_command", "option_command", "media_command", "import_command"):
+    for attr in ("db_command", "user_command", "app_command", "option_command", "media_command", "import_command",
+                 "post_command", "term_command"):
         value = getattr(args, attr, None)
         if value:
             key += (value,)

@@ -16,6 +16,8 @@
     calpress post list|get|create|update|delete ...   (cli_content.py, through the REST API)
     calpress term list|get|create|update|delete <taxonomy> ...
     calpress option list [--search=<pattern>] | add <name> <value> | delete <name>
+    calpress event|venue|organizer|comment ..., user list|get|update|delete|set-role, cache flush,
+    db check|size                                     (cli_more.py)
 
 Every command works on one site, found as WP-CLI finds WordPress (config.find_site): --data-dir,
 else CALPRESS_DATA_DIR, else the first data/ holding a site from the working folder up. Only
@@ -169,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_content  # post, term, option list/add/delete (imported here: it imports this module)
 
     cli_content.register(commands, option_commands, _global_options)
+    from . import cli_more  # event, venue, organizer, comment, cache, db check/size, more user commands
+
+    cli_more.register(commands, db_commands, user_commands, app_commands, _global_options)
     return parser
 
 
@@ -811,7 +816,7 @@ def _format_value(value: Any, fmt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import cli_content
+    from . import cli_content, cli_more
 
     parser = build_parser()
     # Unknown --options reach the commands that take them (post list's REST filters, as WP-CLI
@@ -837,10 +842,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("import", "schedule"): cmd_import_schedule,
         ("import", "run-due"): cmd_import_run_due,
         **cli_content.HANDLERS,
+        **cli_more.HANDLERS,
     }
     key: tuple[str, ...] = (args.command,)
     for attr in ("db_command", "user_command", "app_command", "option_command", "media_command", "import_command",
-                 "post_command", "term_command"):
+                 "post_command", "term_command", "event_command", "venue_command", "organizer_command",
+                 "comment_command", "cache_command"):
         value = getattr(args, attr, None)
         if value:
             key += (value,)

@@ -1,0 +1,740 @@
+"""More commands in WP-CLI's forms (issue 15), through the REST engine as cli_content.py's:
+
+    calpress event list [--<calendar listing filter>=<value>...] | get <id> | create ... | update <id> ... | delete <id> [--force]
+    calpress venue list|get|create|update|delete ...        (/cal/events/v1/venues)
+    calpress organizer list|get|create|update|delete ...    (/cal/events/v1/organizers)
+    calpress comment list [--status=approve|hold|spam|trash|any] [--post_id=N] | create ...
+    calpress comment approve|unapprove|spam|trash|delete <id>... [--force]
+    calpress user list [--role=...] | get <user> | update <user> ... | delete <user>... [--reassign=<user>]
+    calpress user set-role <user> <role>
+    calpress user application-password list <user> | delete <user> <uuid>...
+    calpress cache flush
+    calpress db check | size [--format=table|json] [--size_format=b|kb|mb|gb]
+
+Events, venues and organizers go through the calendar API (its field names: title, start_date,
+venue...), comments and users through /cms/v2, as ``--user`` (default: the first administrator).
+The calendar API only trashes: ``delete --force`` deletes through /cms/v2/<type's rest base>.
+``event list`` lists every event unless given --start_date/--end_date (the API's own window
+is from yesterday to two years ahead). ``cache flush`` moves the content counter every serving
+worker keys its caches by (its change log says "everything"); ``db check`` and ``db size`` look at
+the database itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .cli import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
+from .cli_content import extra_options, posts_route, rest, rest_all, run_with_app, show_item, show_list
+from .cli_format import GET_FORMATS, add_options
+
+# -- the calendar API -----------------------------------------------------------------------------
+
+EVENT_TYPE = "cal_events"
+VENUE_TYPE = "cal_venue"
+ORGANIZER_TYPE = "cal_organizer"
+CAL = "/cal/events/v1"
+CAL_PAGE = 50  # the calendar API's largest page
+
+
+def cal_all(app: Any, route: str, key: str, user: Any, query: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every item of a calendar listing (``{"<key>": [...], "total_pages": N}``), a page at a time;
+    one page only when --per_page or --page is given."""
+    if "per_page" in query or "page" in query:
+        return rest(app, "GET", route, user, query)[1][key]
+    items: list[dict[str, Any]] = []
+    page = 1
+    while True:
+        _, data, _ = rest(app, "GET", route, user, {**query, "per_page": str(CAL_PAGE), "page": str(page)})
+        items.extend(data[key])
+        if page >= int(data.get("total_pages") or 0):
+            return items
+        page += 1
+
+
+def _id_of(value: Any) -> Any:
+    return value.get("id") if isinstance(value, dict) else None
+
+
+def _ids(values: Any) -> list[int]:
+    if isinstance(values, dict):
+        values = [values]
+    return [value["id"] for value in values or [] if isinstance(value, dict) and "id" in value]
+
+
+EVENT_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "ID": lambda e: e["id"],
+    "title": lambda e: e.get("title", ""),
+    "slug": lambda e: e.get("slug", ""),
+    "description": lambda e: e.get("description", ""),
+    "start_date": lambda e: e.get("start_date", ""),
+    "end_date": lambda e: e.get("end_date", ""),
+    "all_day": lambda e: bool(e.get("all_day")),
+    "timezone": lambda e: e.get("timezone", ""),
+    "status": lambda e: e.get("status", ""),
+    "featured": lambda e: bool(e.get("featured")),
+    "venue": lambda e: _id_of(e.get("venue")),
+    "organizer": lambda e: _ids(e.get("organizer")),
+    "categories": lambda e: [c.get("slug") for c in e.get("categories") or []],
+    "url": lambda e: e.get("url", ""),
+}
+EVENT_DEFAULT = ["ID", "title", "start_date", "end_date", "status"]
+
+
+def _flag(value: str) -> bool:
+    """A bare --flag is true; --flag=false|0|no|off is false."""
+    return value.strip().lower() not in ("false", "0", "no", "off", "")
+
+
+def _id_list(value: str, name: str) -> list[int]:
+    try:
+        return [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise CliError(f"--{name} takes ids separated by commas, not '{value}'.") from None
+
+
+def _event_body(args: argparse.Namespace) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    for name in ("title", "description", "start_date", "end_date", "status", "timezone"):
+        value = getattr(args, name, None)
+        if value is not None:
+            body[name] = value
+    for name in ("all_day", "featured"):
+        value = getattr(args, name, None)
+        if value is not None:
+            body[name] = _flag(value)
+    if args.venue is not None:
+        venues = _id_list(args.venue, "venue")
+        body["venue"] = venues[0] if venues else ""  # empty: no venue
+    if args.organizer is not None:
+        body["organizer"] = _id_list(args.organizer, "organizer")
+    if args.categories is not None:
+        body["categories"] = [int(part) if part.strip().isdigit() else part.strip()
+                              for part in args.categories.split(",") if part.strip()]
+    return body
+
+
+def _event_row(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: read(item) for name, read in EVENT_FIELDS.items()}
+
+
+def cmd_event_list(args: argparse.Namespace) -> int:
+    query = extra_options(args.extra)
+    # Every event, unless a window is given (the API's default window starts yesterday).
+    query.setdefault("start_date", "1970-01-01 00:00:00")
+    query.setdefault("end_date", "9999-12-31 23:59:59")
+
+    def run(app: Any, user: Any) -> int:
+        rows = [_event_row(item) for item in cal_all(app, f"{CAL}/events", "events", user, query)]
+        return show_list(args, rows, EVENT_DEFAULT, list(EVENT_FIELDS), "ID")
+
+    return run_with_app(args, run)
+
+
+def cmd_event_get(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        _, data, _ = rest(app, "GET", f"{CAL}/events/{args.id}", user)
+        return show_item(args, _event_row(data), list(EVENT_FIELDS))
+
+    return run_with_app(args, run)
+
+
+def cmd_event_create(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        _, data, _ = rest(app, "POST", f"{CAL}/events", user, body=_event_body(args))
+        print(data["id"] if args.porcelain else f"Success: Created event {data['id']}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_event_update(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        body = _event_body(args)
+        if not body:
+            raise CliError("Need some fields to update.")
+        rest(app, "POST", f"{CAL}/events/{args.id}", user, body=body)
+        print(f"Success: Updated event {args.id}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def _linked_delete(args: argparse.Namespace, base: str, content_type: str, what: str) -> int:
+    """Trash through the calendar API; --force deletes (the calendar API has no force: the
+    content type's /cms/v2 route has). The item is read first, so a wrong id says so."""
+
+    def run(app: Any, user: Any) -> int:
+        if args.force:
+            from .content import items
+
+            with app.site.read() as conn:
+                item = items.get_item(conn, args.id)
+            if item is None or item.type != content_type:
+                raise CliError(f"Could not find the {what} with ID {args.id}.")
+            rest(app, "DELETE", f"{posts_route(app, content_type)}/{args.id}", user, {"force": "true"})
+            print(f"Success: Deleted {what} {args.id}.")
+        else:
+            rest(app, "DELETE", f"{CAL}/{base}/{args.id}", user)
+            print(f"Success: Trashed {what} {args.id}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_event_delete(args: argparse.Namespace) -> int:
+    return _linked_delete(args, "events", EVENT_TYPE, "event")
+
+
+# -- venues and organizers ------------------------------------------------------------------------
+
+VENUE_WRITE = ("venue", "description", "status", "address", "city", "country", "province", "state", "zip",
+               "phone", "website", "stateprovince", "show_map", "show_map_link")
+ORGANIZER_WRITE = ("organizer", "description", "status", "phone", "website", "email")
+LINKED = {
+    "venue": (VENUE_TYPE, "venues", VENUE_WRITE, ["ID", "venue", "address", "city", "country"]),
+    "organizer": (ORGANIZER_TYPE, "organizers", ORGANIZER_WRITE, ["ID", "organizer", "phone", "email", "website"]),
+}
+
+
+def _linked_fields(what: str) -> dict[str, Callable[[dict[str, Any]], Any]]:
+    fields: dict[str, Callable[[dict[str, Any]], Any]] = {"ID": lambda item: item["id"]}
+    for name in ("slug", *LINKED[what][2], "url"):
+        fields[name] = lambda item, name=name: item.get(name, "")
+    return fields
+
+
+def _linked_row(what: str, item: dict[str, Any]) -> dict[str, Any]:
+    return {name: read(item) for name, read in _linked_fields(what).items()}
+
+
+def _linked_body(what: str, args: argparse.Namespace) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in LINKED[what][2] if getattr(args, name, None) is not None}
+
+
+def cmd_linked_list(args: argparse.Namespace) -> int:
+    what = args.linked
+    query = extra_options(args.extra)
+
+    def run(app: Any, user: Any) -> int:
+        base = LINKED[what][1]
+        rows = [_linked_row(what, item) for item in cal_all(app, f"{CAL}/{base}", base, user, query)]
+        return show_list(args, rows, LINKED[what][3], list(_linked_fields(what)), "ID")
+
+    return run_with_app(args, run)
+
+
+def cmd_linked_get(args: argparse.Namespace) -> int:
+    what = args.linked
+
+    def run(app: Any, user: Any) -> int:
+        _, data, _ = rest(app, "GET", f"{CAL}/{LINKED[what][1]}/{args.id}", user)
+        return show_item(args, _linked_row(what, data), list(_linked_fields(what)))
+
+    return run_with_app(args, run)
+
+
+def cmd_linked_create(args: argparse.Namespace) -> int:
+    what = args.linked
+
+    def run(app: Any, user: Any) -> int:
+        body = {**_linked_body(what, args), what: args.name}
+        _, data, _ = rest(app, "POST", f"{CAL}/{LINKED[what][1]}", user, body=body)
+        print(data["id"] if args.porcelain else f"Success: Created {what} {data['id']}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_linked_update(args: argparse.Namespace) -> int:
+    what = args.linked
+
+    def run(app: Any, user: Any) -> int:
+        body = _linked_body(what, args)
+        if not body:
+            raise CliError("Need some fields to update.")
+        rest(app, "POST", f"{CAL}/{LINKED[what][1]}/{args.id}", user, body=body)
+        print(f"Success: Updated {what} {args.id}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_linked_delete(args: argparse.Namespace) -> int:
+    content_type, base, *_ = LINKED[args.linked]
+    return _linked_delete(args, base, content_type, args.linked)
+
+
+# -- comments -------------------------------------------------------------------------------------
+
+# The REST statuses as WordPress stores them in comment_approved.
+APPROVED = {"approved": "1", "hold": "0"}
+
+COMMENT_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "comment_ID": lambda c: c["id"],
+    "comment_post_ID": lambda c: c.get("post", 0),
+    "comment_date": lambda c: str(c.get("date") or "").replace("T", " "),
+    "comment_date_gmt": lambda c: str(c.get("date_gmt") or "").replace("T", " "),
+    "comment_approved": lambda c: APPROVED.get(c.get("status", ""), c.get("status", "")),
+    "comment_author": lambda c: c.get("author_name", ""),
+    "comment_author_email": lambda c: c.get("author_email", ""),
+    "comment_author_url": lambda c: c.get("author_url", ""),
+    "comment_content": lambda c: (c.get("content") or {}).get("raw", "") if isinstance(c.get("content"), dict) else c.get("content", ""),
+    "comment_parent": lambda c: c.get("parent", 0),
+    "comment_type": lambda c: c.get("type", ""),
+    "user_id": lambda c: c.get("author", 0),
+    "url": lambda c: c.get("link", ""),
+}
+COMMENT_DEFAULT = ["comment_ID", "comment_post_ID", "comment_date", "comment_approved"]
+COMMENT_WRITE = {"comment_post_ID": "post", "comment_content": "content", "comment_author": "author_name",
+                 "comment_author_email": "author_email", "comment_author_url": "author_url",
+                 "comment_parent": "parent", "comment_approved": "status"}
+
+
+def _comment_row(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: read(item) for name, read in COMMENT_FIELDS.items()}
+
+
+def cmd_comment_list(args: argparse.Namespace) -> int:
+    query = extra_options(args.extra)
+    if args.post_id is not None:
+        query["post"] = args.post_id
+    # WP_Comment_Query: no status (or "all") lists approved and held comments; "any" every one.
+    status = args.status or "all"
+    statuses = ["all"] if status == "any" else ["approve", "hold"] if status == "all" else [status]
+
+    def run(app: Any, user: Any) -> int:
+        found: dict[int, dict[str, Any]] = {}
+        for one in statuses:
+            for item in rest_all(app, "/cms/v2/comments", user, {**query, "status": one}):
+                found[item["id"]] = item
+        ordered = sorted(found.values(), key=lambda c: (str(c.get("date_gmt") or ""), c["id"]), reverse=True)
+        return show_list(args, [_comment_row(item) for item in ordered], COMMENT_DEFAULT, list(COMMENT_FIELDS), "comment_ID")
+
+    return run_with_app(args, run)
+
+
+def cmd_comment_get(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        _, data, _ = rest(app, "GET", f"/cms/v2/comments/{args.id}", user, {"context": "edit"})
+        return show_item(args, _comment_row(data), list(COMMENT_FIELDS))
+
+    return run_with_app(args, run)
+
+
+def cmd_comment_create(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        body: dict[str, Any] = {}
+        for option, rest_name in COMMENT_WRITE.items():
+            value = getattr(args, option)
+            if value is not None:
+                body[rest_name] = int(value) if rest_name in ("post", "parent") and value.isdigit() else value
+        if body.get("status") in ("1", "0"):
+            body["status"] = "approve" if body["status"] == "1" else "hold"
+        _, data, _ = rest(app, "POST", "/cms/v2/comments", user, body=body)
+        print(data["id"] if args.porcelain else f"Success: Created comment {data['id']}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+# action -> (REST status to set, or None for DELETE; the message's verb)
+COMMENT_ACTIONS = {
+    "approve": ("approve", "Approved"),
+    "unapprove": ("hold", "Unapproved"),
+    "spam": ("spam", "Marked as spam"),
+    "unspam": ("approve", "Unspammed"),
+    "trash": (None, "Trashed"),
+    "untrash": ("hold", "Untrashed"),
+    "delete": (None, "Deleted"),
+}
+
+
+def cmd_comment_action(args: argparse.Namespace) -> int:
+    status, verb = COMMENT_ACTIONS[args.comment_command]
+
+    def run(app: Any, user: Any) -> int:
+        for comment_id in args.ids:
+            route = f"/cms/v2/comments/{comment_id}"
+            if status is not None:
+                rest(app, "POST", route, user, body={"status": status})
+                shown = verb
+            else:
+                force = args.comment_command == "delete" and args.force
+                rest(app, "DELETE", route, user, {"force": "true"} if force else {})
+                shown = "Deleted" if force else "Trashed"
+            print(f"Success: {shown} comment {comment_id}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+# -- users ----------------------------------------------------------------------------------------
+
+
+def _registered(value: Any) -> str:
+    """2026-11-27T11:45:36+00:00 as WordPress stores user_registered (2026-11-27 11:45:36)."""
+    return str(value or "")[:19].replace("T", " ")
+
+
+USER_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "ID": lambda u: u["id"],
+    "user_login": lambda u: u.get("username", ""),
+    "display_name": lambda u: u.get("name", ""),
+    "user_email": lambda u: u.get("email", ""),
+    "user_registered": lambda u: _registered(u.get("registered_date")),
+    "roles": lambda u: ",".join(u.get("roles") or []),
+    "user_nicename": lambda u: u.get("slug", ""),
+    "first_name": lambda u: u.get("first_name", ""),
+    "last_name": lambda u: u.get("last_name", ""),
+    "user_url": lambda u: u.get("url", ""),
+    "description": lambda u: u.get("description", ""),
+}
+USER_DEFAULT = ["ID", "user_login", "display_name", "user_email", "user_registered", "roles"]
+USER_WRITE = {"display_name": "name", "user_email": "email", "first_name": "first_name", "last_name": "last_name",
+              "user_url": "url", "user_nicename": "slug", "description": "description", "nickname": "nickname",
+              "user_pass": "password"}
+
+
+def _user_row(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: read(item) for name, read in USER_FIELDS.items()}
+
+
+def find_user_id(app: Any, given: str) -> int:
+    """A user's id from an id, login or email (WP-CLI's user fetcher)."""
+    from .auth import users
+
+    with app.site.read() as conn:
+        found = users.find_user(conn, given)
+    if found is None:
+        raise CliError(f"Invalid user ID, email or login: '{given}'")
+    return int(found.id)
+
+
+def _site_address(app: Any) -> str:
+    return app.site.site_url(app.site.load_options(), "http://localhost")
+
+
+def cmd_user_list(args: argparse.Namespace) -> int:
+    query: dict[str, Any] = {"orderby": "id", "order": "asc", **extra_options(args.extra)}
+    if args.role:
+        query["roles"] = args.role
+
+    def run(app: Any, user: Any) -> int:
+        rows = [_user_row(item) for item in rest_all(app, "/cms/v2/users", user, query)]
+        return show_list(args, rows, USER_DEFAULT, list(USER_FIELDS), "ID")
+
+    return run_with_app(args, run)
+
+
+def cmd_user_get(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        user_id = find_user_id(app, args.target)
+        _, data, _ = rest(app, "GET", f"/cms/v2/users/{user_id}", user, {"context": "edit"})
+        return show_item(args, _user_row(data), list(USER_FIELDS))
+
+    return run_with_app(args, run)
+
+
+def cmd_user_update(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        body = {rest_name: getattr(args, option) for option, rest_name in USER_WRITE.items()
+                if getattr(args, option, None) is not None}
+        if not body:
+            raise CliError("Need some fields to update.")
+        user_id = find_user_id(app, args.target)
+        rest(app, "POST", f"/cms/v2/users/{user_id}", user, body=body)
+        print(f"Success: Updated user {user_id}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_user_delete(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        # WP-CLI: without --reassign the user's posts are deleted too (the REST API's reassign=false).
+        reassign = str(find_user_id(app, args.reassign)) if args.reassign else "false"
+        address = _site_address(app)
+        for given in args.targets:
+            user_id = find_user_id(app, given)
+            rest(app, "DELETE", f"/cms/v2/users/{user_id}", user, {"force": "true", "reassign": reassign})
+            print(f"Success: Removed user {user_id} from {address}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_user_set_role(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        user_id = find_user_id(app, args.target)
+        _, data, _ = rest(app, "POST", f"/cms/v2/users/{user_id}", user, {"context": "edit"}, body={"roles": [args.role]})
+        print(f"Success: Added {data.get('username', user_id)} ({user_id}) to {_site_address(app)} as {args.role}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+APP_PASSWORD_FIELDS = ["uuid", "app_id", "name", "created", "last_used", "last_ip"]
+
+
+def cmd_app_password_list(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        user_id = find_user_id(app, args.target)
+        _, data, _ = rest(app, "GET", f"/cms/v2/users/{user_id}/application-passwords", user, {"context": "edit"})
+        rows = [{name: item.get(name) for name in APP_PASSWORD_FIELDS} for item in data]
+        return show_list(args, rows, APP_PASSWORD_FIELDS, APP_PASSWORD_FIELDS, "uuid")
+
+    return run_with_app(args, run)
+
+
+def cmd_app_password_delete(args: argparse.Namespace) -> int:
+    def run(app: Any, user: Any) -> int:
+        user_id = find_user_id(app, args.target)
+        for uuid in args.uuids:
+            rest(app, "DELETE", f"/cms/v2/users/{user_id}/application-passwords/{uuid}", user)
+        count = len(args.uuids)
+        print(f"Success: Deleted {count} of {count} application password{'s' if count != 1 else ''}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+# -- cache and database ---------------------------------------------------------------------------
+
+
+def cmd_cache_flush(args: argparse.Namespace) -> int:
+    """One write transaction recording a change that names no record: the content counter moves
+    and its log step says "everything", so every serving worker drops its answer cache and memo."""
+    from .store import changes
+
+    _, site = _open_site(args)
+    try:
+        with site.write() as conn:
+            changes.record(conn, "option", "flush")
+    finally:
+        site.close()
+    print("Success: The cache was flushed.")
+    return 0
+
+
+def _database_engine(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The settings and a plain engine on the located site's database (nothing migrated)."""
+    location, settings = _locate(args)
+    _require_site(location, settings)
+    return settings, _probe_engine(settings)
+
+
+def cmd_db_check(args: argparse.Namespace) -> int:
+    import sqlalchemy as sa
+
+    from .store import db as store_db
+
+    settings, engine = _database_engine(args)
+    problems: list[str] = []
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "sqlite":
+                found = [str(row[0]) for row in conn.execute(sa.text("PRAGMA integrity_check"))]
+                if found != ["ok"]:
+                    problems.extend(found)
+                else:
+                    print("integrity_check: ok")
+            else:
+                conn.execute(sa.text("SELECT 1")).scalar()
+                print("connection: ok")
+        revision, newest = store_db.current_revision(engine), store_db.head_revision()
+    finally:
+        engine.dispose()
+    if revision != newest:
+        problems.append(f"The database is at revision {revision}, the newest is {newest}: run `calpress db upgrade`.")
+    else:
+        print(f"revision: {revision} (the newest)")
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        raise CliError("Database check failed.")
+    print("Success: Database checked.")
+    return 0
+
+
+def human_size(size: int) -> str:
+    """WordPress's size_format: the largest unit of 1024 the size reaches, rounded (6 MB)."""
+    for unit, power in (("TB", 4), ("GB", 3), ("MB", 2), ("KB", 1)):
+        if size >= 1024**power:
+            return f"{round(size / 1024**power)} {unit}"
+    return f"{size} B"
+
+
+SIZE_UNITS = {"b": 0, "kb": 1, "mb": 2, "gb": 3}
+
+
+def cmd_db_size(args: argparse.Namespace) -> int:
+    import sqlalchemy as sa
+
+    settings, engine = _database_engine(args)
+    try:
+        sqlite_file = _sqlite_file(settings.database_url)
+        if sqlite_file is not None:
+            name = sqlite_file.name
+            size = sum(path.stat().st_size for path in (sqlite_file, sqlite_file.with_name(sqlite_file.name + "-wal"))
+                       if path.is_file())
+        else:
+            with engine.connect() as conn:
+                name, size = conn.execute(sa.text("SELECT current_database(), pg_database_size(current_database())")).one()
+    finally:
+        engine.dispose()
+    if args.size_format:  # WP-CLI: the number alone, in that unit
+        print(int(size // 1024 ** SIZE_UNITS[args.size_format]))
+        return 0
+    rows = [{"Name": name, "Size": human_size(int(size))}]
+    from .cli_format import render_list
+
+    print(render_list(rows, args.format, ["Name", "Size"]))
+    return 0
+
+
+# -- the parsers ----------------------------------------------------------------------------------
+
+
+def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: Any,
+             global_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add event, venue, organizer, comment, cache, db check/size and the user subcommands."""
+
+    def command(group: Any, name: str, help_text: str, *, extra: bool = False, user: bool = True) -> argparse.ArgumentParser:
+        parser = group.add_parser(name, help=help_text, allow_abbrev=not extra)
+        if user:
+            parser.add_argument("--user", default=None, help="run as this user (id, login or email; default: the first administrator)")
+        parser.set_defaults(accepts_extra=extra)
+        global_options(parser)
+        return parser
+
+    # events
+    event = commands.add_parser("event", help="calendar events, through the calendar API")
+    events = event.add_subparsers(dest="event_command", required=True)
+    listing = command(events, "list", "list events (other --key=value options are calendar listing filters)", extra=True)
+    add_options(listing)
+    get = command(events, "get", "show an event")
+    get.add_argument("id", type=int)
+    add_options(get, formats=GET_FORMATS)
+    create = command(events, "create", "create an event")
+    _event_write_options(create)
+    create.add_argument("--porcelain", action="store_true", help="print only the new id")
+    update = command(events, "update", "update an event")
+    update.add_argument("id", type=int)
+    _event_write_options(update)
+    delete = command(events, "delete", "move an event to the trash, or delete it with --force")
+    delete.add_argument("id", type=int)
+    delete.add_argument("--force", action="store_true", help="skip the trash")
+
+    # venues and organizers
+    for what, (_, base, write, _default) in LINKED.items():
+        parser = commands.add_parser(what, help=f"calendar {base}, through the calendar API")
+        group = parser.add_subparsers(dest=f"{what}_command", required=True)
+        listing = command(group, "list", f"list {base} (other --key=value options are listing filters)", extra=True)
+        add_options(listing)
+        get = command(group, "get", f"show a {what}")
+        get.add_argument("id", type=int)
+        add_options(get, formats=GET_FORMATS)
+        create = command(group, "create", f"create a {what}")
+        create.add_argument("name", help=f"the {what}'s name")
+        for name in write[1:]:
+            create.add_argument(f"--{name}", default=None)
+        create.add_argument("--porcelain", action="store_true", help="print only the new id")
+        update = command(group, "update", f"update a {what}")
+        update.add_argument("id", type=int)
+        for name in write:
+            update.add_argument(f"--{name}", default=None)
+        delete = command(group, "delete", f"move a {what} to the trash, or delete it with --force")
+        delete.add_argument("id", type=int)
+        delete.add_argument("--force", action="store_true", help="skip the trash")
+        for sub in (listing, get, create, update, delete):
+            sub.set_defaults(linked=what)
+
+    # comments
+    comment = commands.add_parser("comment", help="comments, through the REST API")
+    comments = comment.add_subparsers(dest="comment_command", required=True)
+    listing = command(comments, "list", "list comments (other --key=value options are REST listing filters)", extra=True)
+    listing.add_argument("--status", choices=("approve", "hold", "spam", "trash", "all", "any"), default=None)
+    listing.add_argument("--post_id", type=int, default=None)
+    add_options(listing)
+    get = command(comments, "get", "show a comment")
+    get.add_argument("id", type=int)
+    add_options(get, formats=GET_FORMATS)
+    create = command(comments, "create", "create a comment")
+    for option in COMMENT_WRITE:
+        create.add_argument(f"--{option}", default=None)
+    create.add_argument("--porcelain", action="store_true", help="print only the new id")
+    for action in COMMENT_ACTIONS:
+        parser = command(comments, action, f"{action} comments" if action != "delete" else "trash comments, or delete them with --force")
+        parser.add_argument("ids", type=int, nargs="+")
+        if action == "delete":
+            parser.add_argument("--force", action="store_true", help="skip the trash")
+
+    # users (create and application-password create are cli.py's)
+    listing = command(user_commands, "list", "list users (other --key=value options are REST listing filters)", extra=True)
+    listing.add_argument("--role", default=None)
+    add_options(listing)
+    get = command(user_commands, "get", "show a user")
+    get.add_argument("target", metavar="user", help="user id, login or email")
+    add_options(get, formats=GET_FORMATS)
+    update = command(user_commands, "update", "update a user")
+    update.add_argument("target", metavar="user")
+    for option in USER_WRITE:
+        update.add_argument(f"--{option}", default=None)
+    delete = command(user_commands, "delete", "delete users (their posts too, unless --reassign)")
+    delete.add_argument("targets", metavar="user", nargs="+")
+    delete.add_argument("--reassign", default=None, help="give their posts to this user")
+    set_role = command(user_commands, "set-role", "set a user's role")
+    set_role.add_argument("target", metavar="user")
+    set_role.add_argument("role")
+    listing = command(app_commands, "list", "list a user's application passwords")
+    listing.add_argument("target", metavar="user")
+    add_options(listing)
+    delete = command(app_commands, "delete", "delete application passwords")
+    delete.add_argument("target", metavar="user")
+    delete.add_argument("uuids", metavar="uuid", nargs="+")
+
+    # cache and db
+    cache = commands.add_parser("cache", help="the site's caches")
+    cache_commands = cache.add_subparsers(dest="cache_command", required=True)
+    command(cache_commands, "flush", "make every serving worker drop its caches", user=False)
+    command(db_commands, "check", "check the database's integrity and revision", user=False)
+    size = command(db_commands, "size", "the database's size", user=False)
+    size.add_argument("--format", choices=("table", "json", "csv", "yaml"), default="table")
+    size.add_argument("--size_format", choices=tuple(SIZE_UNITS), default=None, help="print the size alone, in this unit")
+
+
+def _event_write_options(parser: argparse.ArgumentParser) -> None:
+    for name in ("title", "description", "start_date", "end_date", "status", "timezone", "venue", "organizer", "categories"):
+        parser.add_argument(f"--{name}", default=None)
+    for name in ("all_day", "featured"):
+        parser.add_argument(f"--{name}", nargs="?", const="true", default=None, help="a flag; =false to unset")
+
+
+HANDLERS: dict[tuple[str, ...], Callable[[argparse.Namespace], int]] = {
+    ("event", "list"): cmd_event_list,
+    ("event", "get"): cmd_event_get,
+    ("event", "create"): cmd_event_create,
+    ("event", "update"): cmd_event_update,
+    ("event", "delete"): cmd_event_delete,
+    **{(what, verb): handler for what in LINKED for verb, handler in (
+        ("list", cmd_linked_list), ("get", cmd_linked_get), ("create", cmd_linked_create),
+        ("update", cmd_linked_update), ("delete", cmd_linked_delete))},
+    ("comment", "list"): cmd_comment_list,
+    ("comment", "get"): cmd_comment_get,
+    ("comment", "create"): cmd_comment_create,
+    **{("comment", action): cmd_comment_action for action in COMMENT_ACTIONS},
+    ("user", "list"): cmd_user_list,
+    ("user", "get"): cmd_user_get,
+    ("user", "update"): cmd_user_update,
+    ("user", "delete"): cmd_user_delete,
+    ("user", "set-role"): cmd_user_set_role,
+    ("user", "application-password", "list"): cmd_app_password_list,
+    ("user", "application-password", "delete"): cmd_app_password_delete,
+    ("cache", "flush"): cmd_cache_flush,
+    ("db", "check"): cmd_db_check,
+    ("db", "size"): cmd_db_size,
+}

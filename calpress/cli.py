@@ -18,6 +18,8 @@
     calpress option list [--search=<pattern>] | add <name> <value> | delete <name>
     calpress event|venue|organizer|comment ..., user list|get|update|delete|set-role, cache flush,
     db check|size                                     (cli_more.py)
+    calpress post meta list|get|update|delete, option patch insert|update|delete,
+    media list|regenerate                             (cli_extra.py)
 
 Every command works on one site, found as WP-CLI finds WordPress (config.find_site): --data-dir,
 else CALPRESS_DATA_DIR, else the first data/ holding a site from the working folder up. Only
@@ -174,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_more  # event, venue, organizer, comment, cache, db check/size, more user commands
 
     cli_more.register(commands, db_commands, user_commands, app_commands, _global_options)
+    from . import cli_extra  # post meta, option patch, media list/regenerate
+
+    cli_extra.register(commands, option_commands, media_commands, _global_options)
     return parser
 
 
@@ -816,7 +821,7 @@ def _format_value(value: Any, fmt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import cli_content, cli_more
+    from . import cli_content, cli_extra, cli_more
 
     parser = build_parser()
     # Unknown --options reach the commands that take them (post list's REST filters, as WP-CLI
@@ -843,11 +848,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("import", "run-due"): cmd_import_run_due,
         **cli_content.HANDLERS,
         **cli_more.HANDLERS,
+        **cli_extra.HANDLERS,
     }
     key: tuple[str, ...] = (args.command,)
     for attr in ("db_command", "user_command", "app_command", "option_command", "media_command", "import_command",
                  "post_command", "term_command", "event_command", "venue_command", "organizer_command",
-                 "comment_command", "cache_command"):
+                 "comment_command", "cache_command", "meta_command"):
         value = getattr(args, attr, None)
         if value:
             key += (value,)

@@ -172,13 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import cli_content  # post, term, option list/add/delete (imported here: it imports this module)
 
-    cli_content.register(commands, option_commands, _global_options)
+    post_commands = cli_content.register(commands, option_commands, _global_options)
     from . import cli_more  # event, venue, organizer, comment, cache, db check/size, more user commands
 
     cli_more.register(commands, db_commands, user_commands, app_commands, _global_options)
     from . import cli_extra  # post meta, option patch, media list/regenerate
 
-    cli_extra.register(commands, option_commands, media_commands, _global_options)
+    cli_extra.register(post_commands, option_commands, media_commands, _global_options)
     return parser
 
 
@@ -563,14 +563,18 @@ def cmd_option_get(args: argparse.Namespace) -> int:
     return 0
 
 
+def input_value(text: str, fmt: str | None) -> Any:
+    """A value given on the command line: as typed, or decoded with ``--format=json``."""
+    if fmt != "json":
+        return text
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as err:
+        raise CliError(f"Invalid JSON: {err}") from None
+
+
 def cmd_option_update(args: argparse.Namespace) -> int:
-    value: Any = args.value
-    if args.format == "json":
-        try:
-            value = orjson.loads(args.value)
-        except orjson.JSONDecodeError as err:
-            raise CliError(f"Invalid JSON: {err}") from None
-    value = _checked_option(args.name, value)
+    value = _checked_option(args.name, input_value(args.value, args.format))
     _, site = _open_site(args)
     with site.write() as conn:
         site.update_option(conn, args.name, value)

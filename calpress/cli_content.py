@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from . import cli_format
-from .cli import CliError, _checked_option, _locate, _open_site, _require_site
+from .cli import CliError, _checked_option, _locate, _open_site, _require_site, input_value
 
 # -- the REST engine, in process ------------------------------------------------------------------
 
@@ -143,6 +144,28 @@ def show_list(args: argparse.Namespace, rows: list[dict[str, Any]], default: lis
     return 0
 
 
+# WP-CLI's field names and how each is read from a REST item.
+Fields = dict[str, Callable[[dict[str, Any]], Any]]
+
+
+def row_of(fields: Fields, item: dict[str, Any]) -> dict[str, Any]:
+    return {name: read(item) for name, read in fields.items()}
+
+
+def list_items(args: argparse.Namespace, fields: Fields, items: list[dict[str, Any]], default: list[str],
+               id_field: str | None) -> int:
+    """REST items shown as a list with WP-CLI's field names."""
+    return show_list(args, [row_of(fields, item) for item in items], default, list(fields), id_field)
+
+
+def get_item(args: argparse.Namespace, app: Any, user: Any, route: str, fields: Fields,
+             query: dict[str, Any] | None = None) -> int:
+    """A ``get`` command: the REST item at ``route`` (edit context unless ``query`` is given),
+    shown with WP-CLI's field names."""
+    _, data, _ = rest(app, "GET", route, user, {"context": "edit"} if query is None else query)
+    return show_item(args, row_of(fields, data), list(fields))
+
+
 def show_item(args: argparse.Namespace, item: dict[str, Any], default: list[str]) -> int:
     fields = _fields(args, default, list(item))
     print(cli_format.render_item(item, args.format, fields, single=bool(args.field)))
@@ -171,7 +194,7 @@ def _wp_date(value: Any) -> str:
     return str(value).replace("T", " ") if value else "0000-00-00 00:00:00"
 
 
-POST_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+POST_FIELDS: Fields = {
     "ID": lambda p: p["id"],
     "post_author": lambda p: p.get("author", 0),
     "post_date": lambda p: _wp_date(p.get("date")),
@@ -213,10 +236,6 @@ POST_WRITE_ARGS = {
 # WP_Query's names WP-CLI users pass to post list -> the REST listing's.
 POST_QUERY_ARGS = {"post_status": "status", "post_author": "author", "post_parent": "parent", "s": "search",
                    "posts_per_page": "per_page", "paged": "page", "post__in": "include", "post__not_in": "exclude"}
-
-
-def post_row(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: read(item) for name, read in POST_FIELDS.items()}
 
 
 def posts_route(app: Any, post_type: str) -> str:
@@ -267,16 +286,15 @@ def cmd_post_list(args: argparse.Namespace) -> int:
     query.setdefault("status", "inherit,private" if args.post_type == "attachment" else "any")
 
     def run(app: Any, user: Any) -> int:
-        rows = [post_row(item) for item in rest_all(app, posts_route(app, args.post_type), user, query)]
-        return show_list(args, rows, POST_LIST_DEFAULT, list(POST_FIELDS), "ID")
+        items = rest_all(app, posts_route(app, args.post_type), user, query)
+        return list_items(args, POST_FIELDS, items, POST_LIST_DEFAULT, "ID")
 
     return run_with_app(args, run)
 
 
 def cmd_post_get(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        _, data, _ = rest(app, "GET", _post_route_of(app, args.id), user, {"context": "edit"})
-        return show_item(args, post_row(data), list(POST_FIELDS))
+        return get_item(args, app, user, _post_route_of(app, args.id), POST_FIELDS)
 
     return run_with_app(args, run)
 
@@ -314,7 +332,7 @@ def cmd_post_delete(args: argparse.Namespace) -> int:
 
 # -- terms ----------------------------------------------------------------------------------------
 
-TERM_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+TERM_FIELDS: Fields = {
     "term_id": lambda t: t["id"],
     # One row per term and taxonomy here: the term's id is also its term_taxonomy_id.
     "term_taxonomy_id": lambda t: t["id"],
@@ -327,10 +345,6 @@ TERM_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "url": lambda t: t.get("link", ""),
 }
 TERM_DEFAULT = ["term_id", "term_taxonomy_id", "name", "slug", "description", "parent", "count"]
-
-
-def term_row(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: read(item) for name, read in TERM_FIELDS.items()}
 
 
 def terms_route(app: Any, taxonomy: str) -> str:
@@ -355,16 +369,15 @@ def cmd_term_list(args: argparse.Namespace) -> int:
     query = extra_options(args.extra)
 
     def run(app: Any, user: Any) -> int:
-        rows = [term_row(item) for item in rest_all(app, terms_route(app, args.taxonomy), user, query)]
-        return show_list(args, rows, TERM_DEFAULT, list(TERM_FIELDS), "term_id")
+        items = rest_all(app, terms_route(app, args.taxonomy), user, query)
+        return list_items(args, TERM_FIELDS, items, TERM_DEFAULT, "term_id")
 
     return run_with_app(args, run)
 
 
 def cmd_term_get(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        _, data, _ = rest(app, "GET", f"{terms_route(app, args.taxonomy)}/{args.id}", user, {"context": "edit"})
-        return show_item(args, term_row(data), list(TERM_FIELDS))
+        return get_item(args, app, user, f"{terms_route(app, args.taxonomy)}/{args.id}", TERM_FIELDS)
 
     return run_with_app(args, run)
 
@@ -427,13 +440,7 @@ def cmd_option_list(args: argparse.Namespace) -> int:
 def cmd_option_add(args: argparse.Namespace) -> int:
     from .site import OPTION_DEFAULTS
 
-    value: Any = args.value
-    if args.format == "json":
-        try:
-            value = orjson.loads(args.value)
-        except orjson.JSONDecodeError as err:
-            raise CliError(f"Invalid JSON: {err}") from None
-    value = _checked_option(args.name, value)
+    value = _checked_option(args.name, input_value(args.value, args.format))
     _, site = _open_site(args)
     missing = object()
     try:
@@ -464,16 +471,23 @@ def cmd_option_delete(args: argparse.Namespace) -> int:
 # -- the parsers ----------------------------------------------------------------------------------
 
 
-def register(commands: Any, option_commands: Any, global_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add post, term and the option list/add/delete subcommands to calpress's parser."""
+def add_command(group: Any, name: str, help_text: str, *, global_options: Callable[[argparse.ArgumentParser], None],
+                extra: bool = False, user: bool = True) -> argparse.ArgumentParser:
+    """A subcommand of these WP-CLI-form commands: ``--user`` to run as (``user``), unknown
+    --options passed to the handler (``extra``: never taken as abbreviations of known ones), and
+    calpress's global options."""
+    parser = group.add_parser(name, help=help_text, allow_abbrev=not extra)
+    if user:
+        parser.add_argument("--user", default=None, help="run as this user (id, login or email; default: the first administrator)")
+    parser.set_defaults(accepts_extra=extra)
+    global_options(parser)
+    return parser
 
-    def command(group: Any, name: str, help_text: str, *, extra: bool = False, user: bool = True) -> argparse.ArgumentParser:
-        parser = group.add_parser(name, help=help_text, allow_abbrev=not extra)
-        if user:
-            parser.add_argument("--user", default=None, help="run as this user (id, login or email; default: the first administrator)")
-        parser.set_defaults(accepts_extra=extra)
-        global_options(parser)
-        return parser
+
+def register(commands: Any, option_commands: Any, global_options: Callable[[argparse.ArgumentParser], None]) -> Any:
+    """Add post, term and the option list/add/delete subcommands to calpress's parser; returns
+    the post command's subcommand group (post meta joins it)."""
+    command = functools.partial(add_command, global_options=global_options)
 
     post = commands.add_parser("post", help="posts, pages and calendar items, through the REST API")
     posts = post.add_subparsers(dest="post_command", required=True)
@@ -527,6 +541,7 @@ def register(commands: Any, option_commands: Any, global_options: Callable[[argp
     add.add_argument("--format", choices=("plaintext", "json"), default="plaintext")
     delete = command(option_commands, "delete", "delete an option", user=False)
     delete.add_argument("name")
+    return posts
 
 
 def _post_write_options(parser: argparse.ArgumentParser) -> None:

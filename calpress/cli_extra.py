@@ -29,25 +29,21 @@ again from each upload with the code the media route's post-process uses
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from .cli import CliError, _checked_option, _format_value, _open_site
-from .cli_content import rest_all, run_with_app, show_list
+from .cli import CliError, _checked_option, _format_value, _open_site, input_value
+from .cli_content import Fields, add_command, list_items, rest_all, run_with_app, show_list
 from .cli_format import add_options
 
 # -- post meta ------------------------------------------------------------------------------------
 
 
 def _meta_value(args: argparse.Namespace) -> Any:
-    if getattr(args, "format", "plaintext") != "json":
-        return args.value
-    try:
-        return orjson.loads(args.value)
-    except orjson.JSONDecodeError as err:
-        raise CliError(f"Invalid JSON: {err}") from None
+    return input_value(args.value, getattr(args, "format", None))
 
 
 def _read_item(site: Any, item_id: int) -> Any:
@@ -218,12 +214,7 @@ def cmd_option_patch(args: argparse.Namespace) -> int:
     if args.action != "delete":
         if len(path) < 2:
             raise CliError("Please provide a key path and a value.")
-        value = path.pop()
-        if args.format == "json":
-            try:
-                value = orjson.loads(value)
-            except orjson.JSONDecodeError as err:
-                raise CliError(f"Invalid JSON: {err}") from None
+        value = input_value(path.pop(), args.format)
     _, site = _open_site(args)
     try:
         with site.write() as conn:
@@ -251,7 +242,7 @@ def cmd_option_patch(args: argparse.Namespace) -> int:
 
 # -- media ----------------------------------------------------------------------------------------
 
-MEDIA_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+MEDIA_FIELDS: Fields = {
     "ID": lambda m: m["id"],
     "title": lambda m: (m.get("title") or {}).get("raw", "") if isinstance(m.get("title"), dict) else m.get("title", ""),
     "file": lambda m: (m.get("media_details") or {}).get("file", "") if isinstance(m.get("media_details"), dict) else "",
@@ -266,9 +257,7 @@ MEDIA_DEFAULT = ["ID", "title", "file", "mime_type", "date"]
 
 def cmd_media_list(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        rows = [{name: read(item) for name, read in MEDIA_FIELDS.items()}
-                for item in rest_all(app, "/cms/v2/media", user, {})]
-        return show_list(args, rows, MEDIA_DEFAULT, list(MEDIA_FIELDS), "ID")
+        return list_items(args, MEDIA_FIELDS, rest_all(app, "/cms/v2/media", user, {}), MEDIA_DEFAULT, "ID")
 
     return run_with_app(args, run)
 
@@ -339,24 +328,11 @@ def cmd_media_regenerate(args: argparse.Namespace) -> int:
 # -- the parsers ----------------------------------------------------------------------------------
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> Any:
-    """The subcommand group of a command's parser (``post``'s, made by cli_content.register)."""
-    return next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
-
-
-def register(commands: Any, option_commands: Any, media_commands: Any,
+def register(post_commands: Any, option_commands: Any, media_commands: Any,
              global_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add post meta (to the post command cli_content.register made), option patch, media list
-    and media regenerate."""
-    post_commands = _subcommands(commands.choices["post"])
-
-    def command(group: Any, name: str, help_text: str, *, user: bool = False) -> argparse.ArgumentParser:
-        parser = group.add_parser(name, help=help_text)
-        if user:
-            parser.add_argument("--user", default=None, help="run as this user (id, login or email; default: the first administrator)")
-        parser.set_defaults(accepts_extra=False)
-        global_options(parser)
-        return parser
+    """Add post meta (to the post command's group, from cli_content.register), option patch,
+    media list and media regenerate."""
+    command = functools.partial(add_command, global_options=global_options, user=False)
 
     meta = post_commands.add_parser("meta", help="a post's custom fields (every key, protected ones too)")
     metas = meta.add_subparsers(dest="meta_command", required=True)

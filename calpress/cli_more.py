@@ -23,12 +23,24 @@ the database itself.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from .cli import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
-from .cli_content import extra_options, posts_route, rest, rest_all, run_with_app, show_item, show_list
+from .cli_content import (
+    Fields,
+    add_command,
+    extra_options,
+    get_item,
+    list_items,
+    posts_route,
+    rest,
+    rest_all,
+    run_with_app,
+    show_list,
+)
 from .cli_format import GET_FORMATS, add_options
 
 # -- the calendar API -----------------------------------------------------------------------------
@@ -65,7 +77,7 @@ def _ids(values: Any) -> list[int]:
     return [value["id"] for value in values or [] if isinstance(value, dict) and "id" in value]
 
 
-EVENT_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+EVENT_FIELDS: Fields = {
     "ID": lambda e: e["id"],
     "title": lambda e: e.get("title", ""),
     "slug": lambda e: e.get("slug", ""),
@@ -117,10 +129,6 @@ def _event_body(args: argparse.Namespace) -> dict[str, Any]:
     return body
 
 
-def _event_row(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: read(item) for name, read in EVENT_FIELDS.items()}
-
-
 def cmd_event_list(args: argparse.Namespace) -> int:
     query = extra_options(args.extra)
     # Every event, unless a window is given (the API's default window starts yesterday).
@@ -128,16 +136,14 @@ def cmd_event_list(args: argparse.Namespace) -> int:
     query.setdefault("end_date", "9999-12-31 23:59:59")
 
     def run(app: Any, user: Any) -> int:
-        rows = [_event_row(item) for item in cal_all(app, f"{CAL}/events", "events", user, query)]
-        return show_list(args, rows, EVENT_DEFAULT, list(EVENT_FIELDS), "ID")
+        return list_items(args, EVENT_FIELDS, cal_all(app, f"{CAL}/events", "events", user, query), EVENT_DEFAULT, "ID")
 
     return run_with_app(args, run)
 
 
 def cmd_event_get(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        _, data, _ = rest(app, "GET", f"{CAL}/events/{args.id}", user)
-        return show_item(args, _event_row(data), list(EVENT_FIELDS))
+        return get_item(args, app, user, f"{CAL}/events/{args.id}", EVENT_FIELDS, {})
 
     return run_with_app(args, run)
 
@@ -200,15 +206,14 @@ LINKED = {
 }
 
 
-def _linked_fields(what: str) -> dict[str, Callable[[dict[str, Any]], Any]]:
-    fields: dict[str, Callable[[dict[str, Any]], Any]] = {"ID": lambda item: item["id"]}
+def _linked_fields(what: str) -> Fields:
+    fields: Fields = {"ID": lambda item: item["id"]}
     for name in ("slug", *LINKED[what][2], "url"):
         fields[name] = lambda item, name=name: item.get(name, "")
     return fields
 
 
-def _linked_row(what: str, item: dict[str, Any]) -> dict[str, Any]:
-    return {name: read(item) for name, read in _linked_fields(what).items()}
+LINKED_FIELDS = {what: _linked_fields(what) for what in LINKED}
 
 
 def _linked_body(what: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -221,8 +226,7 @@ def cmd_linked_list(args: argparse.Namespace) -> int:
 
     def run(app: Any, user: Any) -> int:
         base = LINKED[what][1]
-        rows = [_linked_row(what, item) for item in cal_all(app, f"{CAL}/{base}", base, user, query)]
-        return show_list(args, rows, LINKED[what][3], list(_linked_fields(what)), "ID")
+        return list_items(args, LINKED_FIELDS[what], cal_all(app, f"{CAL}/{base}", base, user, query), LINKED[what][3], "ID")
 
     return run_with_app(args, run)
 
@@ -231,8 +235,7 @@ def cmd_linked_get(args: argparse.Namespace) -> int:
     what = args.linked
 
     def run(app: Any, user: Any) -> int:
-        _, data, _ = rest(app, "GET", f"{CAL}/{LINKED[what][1]}/{args.id}", user)
-        return show_item(args, _linked_row(what, data), list(_linked_fields(what)))
+        return get_item(args, app, user, f"{CAL}/{LINKED[what][1]}/{args.id}", LINKED_FIELDS[what], {})
 
     return run_with_app(args, run)
 
@@ -273,7 +276,7 @@ def cmd_linked_delete(args: argparse.Namespace) -> int:
 # The REST statuses as WordPress stores them in comment_approved.
 APPROVED = {"approved": "1", "hold": "0"}
 
-COMMENT_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+COMMENT_FIELDS: Fields = {
     "comment_ID": lambda c: c["id"],
     "comment_post_ID": lambda c: c.get("post", 0),
     "comment_date": lambda c: str(c.get("date") or "").replace("T", " "),
@@ -294,10 +297,6 @@ COMMENT_WRITE = {"comment_post_ID": "post", "comment_content": "content", "comme
                  "comment_parent": "parent", "comment_approved": "status"}
 
 
-def _comment_row(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: read(item) for name, read in COMMENT_FIELDS.items()}
-
-
 def cmd_comment_list(args: argparse.Namespace) -> int:
     query = extra_options(args.extra)
     if args.post_id is not None:
@@ -312,15 +311,14 @@ def cmd_comment_list(args: argparse.Namespace) -> int:
             for item in rest_all(app, "/cms/v2/comments", user, {**query, "status": one}):
                 found[item["id"]] = item
         ordered = sorted(found.values(), key=lambda c: (str(c.get("date_gmt") or ""), c["id"]), reverse=True)
-        return show_list(args, [_comment_row(item) for item in ordered], COMMENT_DEFAULT, list(COMMENT_FIELDS), "comment_ID")
+        return list_items(args, COMMENT_FIELDS, ordered, COMMENT_DEFAULT, "comment_ID")
 
     return run_with_app(args, run)
 
 
 def cmd_comment_get(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        _, data, _ = rest(app, "GET", f"/cms/v2/comments/{args.id}", user, {"context": "edit"})
-        return show_item(args, _comment_row(data), list(COMMENT_FIELDS))
+        return get_item(args, app, user, f"/cms/v2/comments/{args.id}", COMMENT_FIELDS)
 
     return run_with_app(args, run)
 
@@ -380,7 +378,7 @@ def _registered(value: Any) -> str:
     return str(value or "")[:19].replace("T", " ")
 
 
-USER_FIELDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+USER_FIELDS: Fields = {
     "ID": lambda u: u["id"],
     "user_login": lambda u: u.get("username", ""),
     "display_name": lambda u: u.get("name", ""),
@@ -397,10 +395,6 @@ USER_DEFAULT = ["ID", "user_login", "display_name", "user_email", "user_register
 USER_WRITE = {"display_name": "name", "user_email": "email", "first_name": "first_name", "last_name": "last_name",
               "user_url": "url", "user_nicename": "slug", "description": "description", "nickname": "nickname",
               "user_pass": "password"}
-
-
-def _user_row(item: dict[str, Any]) -> dict[str, Any]:
-    return {name: read(item) for name, read in USER_FIELDS.items()}
 
 
 def find_user_id(app: Any, given: str) -> int:
@@ -424,8 +418,7 @@ def cmd_user_list(args: argparse.Namespace) -> int:
         query["roles"] = args.role
 
     def run(app: Any, user: Any) -> int:
-        rows = [_user_row(item) for item in rest_all(app, "/cms/v2/users", user, query)]
-        return show_list(args, rows, USER_DEFAULT, list(USER_FIELDS), "ID")
+        return list_items(args, USER_FIELDS, rest_all(app, "/cms/v2/users", user, query), USER_DEFAULT, "ID")
 
     return run_with_app(args, run)
 
@@ -433,8 +426,7 @@ def cmd_user_list(args: argparse.Namespace) -> int:
 def cmd_user_get(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
         user_id = find_user_id(app, args.target)
-        _, data, _ = rest(app, "GET", f"/cms/v2/users/{user_id}", user, {"context": "edit"})
-        return show_item(args, _user_row(data), list(USER_FIELDS))
+        return get_item(args, app, user, f"/cms/v2/users/{user_id}", USER_FIELDS)
 
     return run_with_app(args, run)
 
@@ -603,13 +595,7 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
              global_options: Callable[[argparse.ArgumentParser], None]) -> None:
     """Add event, venue, organizer, comment, cache, db check/size and the user subcommands."""
 
-    def command(group: Any, name: str, help_text: str, *, extra: bool = False, user: bool = True) -> argparse.ArgumentParser:
-        parser = group.add_parser(name, help=help_text, allow_abbrev=not extra)
-        if user:
-            parser.add_argument("--user", default=None, help="run as this user (id, login or email; default: the first administrator)")
-        parser.set_defaults(accepts_extra=extra)
-        global_options(parser)
-        return parser
+    command = functools.partial(add_command, global_options=global_options)
 
     # events
     event = commands.add_parser("event", help="calendar events, through the calendar API")

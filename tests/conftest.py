@@ -5,6 +5,6 @@ summary live in ``tests/dbfixtures.py``, loaded here as a plugin.
 """
 
 # ---- database (owned by the storage layer; see tests/dbfixtures.py) -----------------------------
-pytest_plugins = ["dbfixtures", "appfixtures", "s3fixtures"]
+pytest_plugins = ["dbfixtures", "appfixtures", "clifixtures", "s3fixtures"]
 
 # ---- application fixtures -----------------------------------------------------------------------

@@ -6,19 +6,10 @@ import re
 
 import pytest
 
-from calpress.cli import main
-
 
 @pytest.fixture()
-def run(db_url, tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("CALPRESS_SECRET_KEY", "cli-test-secret")
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(["--data-dir", str(tmp_path / "data"), "--database-url", db_url, *args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return invoke
+def run(cli):
+    return cli
 
 
 def test_user_create_porcelain_prints_only_the_id(run):

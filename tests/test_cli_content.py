@@ -12,34 +12,19 @@ import subprocess
 import sys
 
 import pytest
+from clifixtures import ok
 
 from calpress import cli_format
-from calpress.cli import main
 
 
 @pytest.fixture()
-def run(db_url, tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("CALPRESS_SECRET_KEY", "cli-test-secret")
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(["--data-dir", str(tmp_path / "data"), "--database-url", db_url, *args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return invoke
+def run(cli):
+    return cli
 
 
 @pytest.fixture()
-def admin_run(run):
-    code, out, err = run("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
-    assert code == 0, err
-    return run
-
-
-def ok(result: tuple[int, str, str]) -> str:
-    code, out, err = result
-    assert code == 0, err
-    return out
+def admin_run(cli_admin):
+    return cli_admin
 
 
 def test_post_create_list_get_update_delete(admin_run):

@@ -12,34 +12,12 @@ import subprocess
 import sys
 
 import pytest
-
-from calpress.cli import main
+from clifixtures import new_id, ok
 
 
 @pytest.fixture()
-def run(db_url, tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("CALPRESS_SECRET_KEY", "cli-test-secret")
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        code = main(["--data-dir", str(tmp_path / "data"), "--database-url", db_url, *args])
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    code, _, err = invoke("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
-    assert code == 0, err
-    return invoke
-
-
-def ok(result: tuple[int, str, str]) -> str:
-    code, out, err = result
-    assert code == 0, err
-    return out
-
-
-def new_id(result: tuple[int, str, str]) -> int:
-    out = ok(result)
-    assert re.fullmatch(r"\d+\n", out), out
-    return int(out)
+def run(cli_admin):
+    return cli_admin
 
 
 def counter(db_url: str) -> int:

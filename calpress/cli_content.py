@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 
 from . import cli_format
-from .cli import CliError, _checked_option, _locate, _open_site, _require_site, input_value
+from .cli import _checked_option, input_value
+from .cli_site import CliError, _locate, _open_site, _require_site
 
 # -- the REST engine, in process ------------------------------------------------------------------
 

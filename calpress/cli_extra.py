@@ -35,9 +35,10 @@ from typing import Any
 
 import orjson
 
-from .cli import CliError, _checked_option, _format_value, _open_site, input_value
+from .cli import _checked_option, _format_value, input_value
 from .cli_content import Fields, add_command, list_items, rest_all, run_with_app, show_list
 from .cli_format import add_options
+from .cli_site import CliError, _open_site
 
 # -- post meta ------------------------------------------------------------------------------------
 

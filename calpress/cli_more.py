@@ -28,7 +28,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .cli import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
 from .cli_content import (
     Fields,
     add_command,
@@ -42,6 +41,7 @@ from .cli_content import (
     show_list,
 )
 from .cli_format import GET_FORMATS, add_options
+from .cli_site import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
 
 # -- the calendar API -----------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from calpress import cli
+from calpress import cli_site
 from calpress.config import FOUND_ABOVE, FOUND_HERE, NOT_FOUND
 from calpress.store import db as store_db
 
@@ -100,8 +100,8 @@ def test_db_upgrade_creates_the_site_and_commands_from_below_find_it(tmp_path, m
     # The first-user hint serve prints works as typed, here from a folder outside the site.
     outside = tmp_path / "outside"
     outside.mkdir()
-    monkeypatch.setattr(cli.shutil, "which", lambda name: None)
-    hint = cli.first_user_hint(data, outside)
+    monkeypatch.setattr(cli_site.shutil, "which", lambda name: None)
+    hint = cli_site.first_user_hint(data, outside)
     assert hint.startswith(f"{shlex.quote(str(Path(sys.executable).parent / 'calpress'))} --data-dir {data} user create admin")
     done = subprocess.run(shlex.split(hint), cwd=outside, env=clean_env(), capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -184,28 +184,28 @@ def test_serve_names_the_site_and_how_to_create_its_first_user(db_url, tmp_path)
     log = (tmp_path / "server.log").read_text()
     live = tmp_path / "live"
     assert f"data folder {live} (from CALPRESS_DATA_DIR), database {db_url})" in log
-    assert f"No users yet. Create an administrator with:\n  {cli.first_user_hint(live, Path.cwd())}\n" in log
+    assert f"No users yet. Create an administrator with:\n  {cli_site.first_user_hint(live, Path.cwd())}\n" in log
 
 
 def test_the_command_named_is_the_one_that_runs_here(tmp_path, monkeypatch):
     installed = Path(sys.executable).parent / "calpress"
     if not installed.is_file():
         pytest.skip("calpress is not installed next to this Python")
-    monkeypatch.setattr(cli.shutil, "which", lambda name: str(installed))
-    assert cli.command_name(tmp_path) == "calpress"
-    monkeypatch.setattr(cli.shutil, "which", lambda name: str(tmp_path / "other" / "calpress"))  # another installation
-    assert cli.command_name(tmp_path) == shlex.quote(str(installed))
-    assert cli.command_name(cli.PROJECT) == "scripts/calpress"
-    monkeypatch.setattr(cli.shutil, "which", lambda name: None)
-    assert cli.command_name(cli.PROJECT) == "scripts/calpress"
+    monkeypatch.setattr(cli_site.shutil, "which", lambda name: str(installed))
+    assert cli_site.command_name(tmp_path) == "calpress"
+    monkeypatch.setattr(cli_site.shutil, "which", lambda name: str(tmp_path / "other" / "calpress"))  # another installation
+    assert cli_site.command_name(tmp_path) == shlex.quote(str(installed))
+    assert cli_site.command_name(cli_site.PROJECT) == "scripts/calpress"
+    monkeypatch.setattr(cli_site.shutil, "which", lambda name: None)
+    assert cli_site.command_name(cli_site.PROJECT) == "scripts/calpress"
 
     data = tmp_path / "site" / "data"
     data.mkdir(parents=True)
     (data / "secret.key").write_text("key\n")
-    assert cli.first_user_hint(data, tmp_path / "site") == (
+    assert cli_site.first_user_hint(data, tmp_path / "site") == (
         f"{shlex.quote(str(installed))} user create admin admin@example.org --role=administrator"
     )
-    assert f" --data-dir {data} user create " in cli.first_user_hint(data, tmp_path)
+    assert f" --data-dir {data} user create " in cli_site.first_user_hint(data, tmp_path)
 
 
 # -- scripts/serve and scripts/calpress -----------------------------------------------------------

@@ -42,6 +42,7 @@ from .cli_content import (
 )
 from .cli_format import GET_FORMATS, add_options
 from .cli_site import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
+from .health.sizes import size_format
 
 # -- the calendar API -----------------------------------------------------------------------------
 
@@ -552,14 +553,6 @@ def cmd_db_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def human_size(size: int) -> str:
-    """WordPress's size_format: the largest unit of 1024 the size reaches, rounded (6 MB)."""
-    for unit, power in (("TB", 4), ("GB", 3), ("MB", 2), ("KB", 1)):
-        if size >= 1024**power:
-            return f"{round(size / 1024**power)} {unit}"
-    return f"{size} B"
-
-
 SIZE_UNITS = {"b": 0, "kb": 1, "mb": 2, "gb": 3}
 
 
@@ -581,7 +574,7 @@ def cmd_db_size(args: argparse.Namespace) -> int:
     if args.size_format:  # WP-CLI: the number alone, in that unit
         print(int(size // 1024 ** SIZE_UNITS[args.size_format]))
         return 0
-    rows = [{"Name": name, "Size": human_size(int(size))}]
+    rows = [{"Name": name, "Size": size_format(int(size), 0)}]
     from .cli_format import render_list
 
     print(render_list(rows, args.format, ["Name", "Size"]))

@@ -3,7 +3,10 @@ legs), its exit code and output captured. Loaded from conftest as a pytest plugi
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -47,3 +50,18 @@ def new_id(result: Result) -> int:
     out = ok(result)
     assert re.fullmatch(r"\d+\n", out), out
     return int(out)
+
+
+@pytest.fixture()
+def cli_process(db_url, tmp_path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``cli_process(*args)``: the real ``python -m calpress`` in a child process, on the test's
+    data folder and database, with no other CALPRESS_ setting from this process."""
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CALPRESS_")},
+           "CALPRESS_DATA_DIR": str(tmp_path / "data"), "CALPRESS_DATABASE_URL": db_url,
+           "CALPRESS_SECRET_KEY": "cli-test-secret"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "calpress", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    return run

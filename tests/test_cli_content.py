@@ -6,10 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from clifixtures import ok
@@ -162,21 +159,13 @@ def test_formats():
     assert cli_format.render_list([], "yaml", ["ID"]) == "--- []"
 
 
-def _calpress(tmp_path, db_url, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CALPRESS_")},
-           "CALPRESS_DATA_DIR": str(tmp_path / "data"), "CALPRESS_DATABASE_URL": db_url,
-           "CALPRESS_SECRET_KEY": "cli-test-secret"}
-    return subprocess.run([sys.executable, "-m", "calpress", *args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_the_real_entry_point(db_url, tmp_path):
-    done = _calpress(tmp_path, db_url, "user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
+def test_the_real_entry_point(cli_process):
+    done = cli_process("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
     assert done.returncode == 0, done.stderr
-    done = _calpress(tmp_path, db_url, "post", "create", "--post_title=From a shell", "--post_status=publish", "--porcelain")
+    done = cli_process("post", "create", "--post_title=From a shell", "--post_status=publish", "--porcelain")
     assert done.returncode == 0 and re.fullmatch(r"\d+\n", done.stdout), done.stderr
     post_id = int(done.stdout)
-    done = _calpress(tmp_path, db_url, "post", "list", "--format=json", "--fields=ID,post_title,post_status")
+    done = cli_process("post", "list", "--format=json", "--fields=ID,post_title,post_status")
     assert json.loads(done.stdout) == [{"ID": post_id, "post_title": "From a shell", "post_status": "publish"}]
-    done = _calpress(tmp_path, db_url, "post", "update", str(post_id), "--post_status=nonsense")
+    done = cli_process("post", "update", str(post_id), "--post_status=nonsense")
     assert done.returncode == 1 and done.stderr.startswith("Error: Invalid parameter(s): status")

@@ -7,10 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from clifixtures import new_id, ok
@@ -242,14 +239,8 @@ def test_db_check_reports_an_old_revision(run, db_url):
         engine.dispose()
 
 
-def test_the_real_entry_point(db_url, tmp_path):
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CALPRESS_")},
-           "CALPRESS_DATA_DIR": str(tmp_path / "data"), "CALPRESS_DATABASE_URL": db_url,
-           "CALPRESS_SECRET_KEY": "cli-test-secret"}
-
-    def calpress(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "calpress", *args], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=120)
+def test_the_real_entry_point(cli_process):
+    calpress = cli_process
 
     done = calpress("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
     assert done.returncode == 0, done.stderr

@@ -167,6 +167,16 @@ def get_item(args: argparse.Namespace, app: Any, user: Any, route: str, fields: 
     return show_item(args, row_of(fields, data), list(fields))
 
 
+def update_item(app: Any, user: Any, route: str, body: dict[str, Any], message: str) -> int:
+    """An ``update`` command: ``body`` (the REST names of the options given) sent to ``route``,
+    then ``message``; WP-CLI's error when no field was given."""
+    if not body:
+        raise CliError("Need some fields to update.")
+    rest(app, "POST", route, user, body=body)
+    print(message)
+    return 0
+
+
 def show_item(args: argparse.Namespace, item: dict[str, Any], default: list[str]) -> int:
     fields = _fields(args, default, list(item))
     print(cli_format.render_item(item, args.format, fields, single=bool(args.field)))
@@ -311,12 +321,7 @@ def cmd_post_create(args: argparse.Namespace) -> int:
 
 def cmd_post_update(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        body = _post_body(app, args)
-        if not body:
-            raise CliError("Need some fields to update.")
-        rest(app, "POST", _post_route_of(app, args.id), user, body=body)
-        print(f"Success: Updated post {args.id}.")
-        return 0
+        return update_item(app, user, _post_route_of(app, args.id), _post_body(app, args), f"Success: Updated post {args.id}.")
 
     return run_with_app(args, run)
 
@@ -394,12 +399,7 @@ def cmd_term_create(args: argparse.Namespace) -> int:
 
 def cmd_term_update(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        body = _term_body(args)
-        if not body:
-            raise CliError("Need some fields to update.")
-        rest(app, "POST", f"{terms_route(app, args.taxonomy)}/{args.id}", user, body=body)
-        print("Success: Term updated.")
-        return 0
+        return update_item(app, user, f"{terms_route(app, args.taxonomy)}/{args.id}", _term_body(args), "Success: Term updated.")
 
     return run_with_app(args, run)
 

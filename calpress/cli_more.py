@@ -39,6 +39,7 @@ from .cli_content import (
     rest_all,
     run_with_app,
     show_list,
+    update_item,
 )
 from .cli_format import GET_FORMATS, add_options
 from .cli_site import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
@@ -160,12 +161,7 @@ def cmd_event_create(args: argparse.Namespace) -> int:
 
 def cmd_event_update(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        body = _event_body(args)
-        if not body:
-            raise CliError("Need some fields to update.")
-        rest(app, "POST", f"{CAL}/events/{args.id}", user, body=body)
-        print(f"Success: Updated event {args.id}.")
-        return 0
+        return update_item(app, user, f"{CAL}/events/{args.id}", _event_body(args), f"Success: Updated event {args.id}.")
 
     return run_with_app(args, run)
 
@@ -257,12 +253,8 @@ def cmd_linked_update(args: argparse.Namespace) -> int:
     what = args.linked
 
     def run(app: Any, user: Any) -> int:
-        body = _linked_body(what, args)
-        if not body:
-            raise CliError("Need some fields to update.")
-        rest(app, "POST", f"{CAL}/{LINKED[what][1]}/{args.id}", user, body=body)
-        print(f"Success: Updated {what} {args.id}.")
-        return 0
+        return update_item(app, user, f"{CAL}/{LINKED[what][1]}/{args.id}", _linked_body(what, args),
+                           f"Success: Updated {what} {args.id}.")
 
     return run_with_app(args, run)
 

@@ -235,7 +235,10 @@ class CommentsController:
 
     def list_items(self, request: RestRequest) -> Any:
         status = str(request.get_param("status") or "approve")
-        statuses = None if status == "all" else [comment_store.QUERY_STATUSES.get(status, status)]
+        # As WP_Comment_Query: "all" is the approved and the held ones (not spam, not trash), "any"
+        # every status.
+        statuses = (None if status == "any" else ["approved", "hold"] if status == "all"
+                    else [comment_store.QUERY_STATUSES.get(status, status)])
         comment_type = str(request.get_param("type") or "comment")
         query = CommentQuery(
             statuses=statuses,

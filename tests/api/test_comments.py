@@ -148,3 +148,22 @@ def test_script_tags_from_authors_are_removed(client, accounts, admin):
     body = client.post(COMMENTS, user=accounts["author"], json={
         "post": post_id, "content": "<script>alert(1)</script><strong>ok</strong>"}).json
     assert "<script" not in body["content"]["rendered"] and "<strong>ok</strong>" in body["content"]["rendered"]
+
+
+def test_status_all_is_approved_and_held_and_any_is_every_status(client, admin):
+    """As WP_Comment_Query reads ``status``: ``all`` is the approved and held comments (a
+    moderation screen's "All" leaves spam and trash out), ``any`` every status."""
+    post_id = post(client, admin)
+    ids = {}
+    for status in ("approved", "hold", "spam", "trash"):
+        created = client.post(COMMENTS, user=admin, json={"post": post_id, "content": status, "status": status}).json
+        assert created["status"] == status
+        ids[status] = created["id"]
+
+    def listed(status: str) -> list[int]:
+        found = client.get(COMMENTS, user=admin, params={"post": post_id, "status": status, "orderby": "id", "order": "asc"})
+        return [c["id"] for c in found.json]
+
+    assert listed("all") == [ids["approved"], ids["hold"]]
+    assert listed("any") == [ids[s] for s in ("approved", "hold", "spam", "trash")]
+    assert listed("spam") == [ids["spam"]]

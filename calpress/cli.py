@@ -20,6 +20,8 @@
     db check|size                                     (cli_more.py)
     calpress post meta list|get|update|delete, option patch insert|update|delete,
     media list|regenerate                             (cli_extra.py)
+    calpress import wxr <file> [--authors=create|skip] [--skip=attachment], export wxr [<file>|-]
+                                                      (cli_transfer.py)
 
 Every command works on one site, found as WP-CLI finds WordPress (config.find_site): --data-dir,
 else CALPRESS_DATA_DIR, else the first data/ holding a site from the working folder up. Only
@@ -181,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_extra  # post meta, option patch, media list/regenerate
 
     cli_extra.register(post_commands, option_commands, media_commands, _global_options)
+    from . import cli_transfer  # import wxr, export wxr
+
+    cli_transfer.register(commands, imp_commands, _global_options)
     return parser
 
 
@@ -637,7 +642,7 @@ def _format_value(value: Any, fmt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from . import cli_content, cli_extra, cli_more
+    from . import cli_content, cli_extra, cli_more, cli_transfer
 
     parser = build_parser()
     # Unknown --options reach the commands that take them (post list's REST filters, as WP-CLI
@@ -665,11 +670,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         **cli_content.HANDLERS,
         **cli_more.HANDLERS,
         **cli_extra.HANDLERS,
+        **cli_transfer.HANDLERS,
     }
     key: tuple[str, ...] = (args.command,)
     for attr in ("db_command", "user_command", "app_command", "option_command", "media_command", "import_command",
                  "post_command", "term_command", "event_command", "venue_command", "organizer_command",
-                 "comment_command", "cache_command", "meta_command"):
+                 "comment_command", "cache_command", "meta_command", "export_command"):
         value = getattr(args, attr, None)
         if value:
             key += (value,)

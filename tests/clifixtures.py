@@ -60,8 +60,9 @@ def cli_process(db_url, tmp_path) -> Callable[..., subprocess.CompletedProcess[s
            "CALPRESS_DATA_DIR": str(tmp_path / "data"), "CALPRESS_DATABASE_URL": db_url,
            "CALPRESS_SECRET_KEY": "cli-test-secret"}
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "calpress", *args], cwd=tmp_path, env=env,
+    def run(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "calpress", *args], cwd=tmp_path, env={**env, **(extra_env or {})},
                               capture_output=True, text=True, timeout=120)
 
+    run.env = env  # type: ignore[attr-defined]  # for a test that starts the command its own way
     return run

@@ -14,7 +14,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "calpress"
 
 WEB_FRAMEWORKS = ("falcon", "granian", "werkzeug", "starlette", "flask", "django")
-DOMAIN = ("calendar", "content", "media", "embed", "health")
+DOMAIN = ("calendar", "content", "media", "embed", "health", "transfer")
 
 
 def _layer(module: str) -> str:

@@ -560,6 +560,18 @@ def write_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Ite
     return item, event_row(SimpleNamespace(**values))
 
 
+def set_event_links(conn: sa.Connection, event_id: int, *, venues: list[int] | None = None,
+                    organizers: list[int] | None = None) -> None:
+    """Link a stored event to venues and organizers (None leaves a kind as it is): the links and
+    the meta mirror, as :func:`write_event` stores them. For an import whose events come before
+    the venues they name."""
+    links = {kind: ids for kind, ids in (("venue", venues), ("organizer", organizers)) if ids is not None}
+    _set_links(conn, event_id, links)
+    mirror = {key: list(dict.fromkeys(links[kind])) or None
+              for kind, key in (("venue", "_EventVenueID"), ("organizer", "_EventOrganizerID")) if kind in links}
+    item_service.merge_meta(conn, event_id, mirror)
+
+
 def trash(conn: sa.Connection, ctx: Context, item: Item) -> Item:
     """Move an event, venue or organizer to the trash (a trashed venue or organizer leaves its
     events: :func:`unlink_trashed`)."""

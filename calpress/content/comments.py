@@ -165,10 +165,14 @@ def previously_approved(conn: sa.Connection, author: int, name: str, email: str)
     return conn.execute(sa.select(comments.c.id).where(who, comments.c.status == "approved").limit(1)).first() is not None
 
 
-def insert_comment(conn: sa.Connection, ctx: Context, values: dict[str, Any], date_utc: dt.datetime | None = None) -> Comment:
+def insert_comment(conn: sa.Connection, ctx: Context, values: dict[str, Any], date_utc: dt.datetime | None = None,
+                   date_local: dt.datetime | None = None) -> Comment:
+    """Insert a comment dated ``date_utc`` (now when None); its local date is ``date_local`` when
+    given (an import keeps the one its file names), else the UTC date in the site's zone."""
     now = date_utc or now_utc()
     comment_id = conn.execute(
-        sa.insert(comments).values(**values, date_utc=now, date_local=to_local(now, ctx.zone)).returning(comments.c.id)
+        sa.insert(comments).values(**values, date_utc=now, date_local=date_local or to_local(now, ctx.zone))
+        .returning(comments.c.id)
     ).scalar_one()
     record_change(conn, "comment", "create", comment_id)
     recount(conn, values["post_id"])

@@ -487,6 +487,23 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
 # -- sticky posts ---------------------------------------------------------------------------------
 
 
+def merge_meta(conn: sa.Connection, item_id: int, values: dict[str, Any]) -> None:
+    """Store ``values`` in item ``item_id``'s meta as given, whatever their keys (None removes
+    one), locking the row first: what an import or the command line's ``post meta`` writes, keys
+    no type registers included. Records the change, so caches follow."""
+    row = conn.execute(sa.select(posts.c.meta).where(posts.c.id == item_id).with_for_update()).one_or_none()
+    if row is None:
+        return
+    meta = dict(row.meta or {})
+    for key, value in values.items():
+        if value is None:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    conn.execute(_UPDATE, {"meta": meta, "item_id": item_id})
+    record_change(conn, "item", "update", item_id)
+
+
 def set_sticky(conn: sa.Connection, ctx: Context, item_id: int, sticky: bool) -> None:
     """Add ``item_id`` to, or remove it from, the ``sticky_posts`` option (read locked, so
     that concurrent changes of the list are not lost)."""

@@ -1,0 +1,133 @@
+"""Moving a site over: ``calpress import wxr <file>`` and ``calpress export wxr [<file>]``, in
+WP-CLI's forms (``wp import``, ``wp export``). The work is :mod:`calpress.transfer`'s; this
+module reads the options, draws the progress bar and prints the summary."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .cli_content import add_command, run_with_app
+from .cli_site import CliError
+
+SUMMARY_KINDS = ("user", "term", "post", "page", "attachment", "cal_venue", "cal_organizer", "cal_events", "comment")
+
+
+def _byte_bar(label: str, total: int, quiet: bool) -> tuple[Callable[[int], None], Callable[[], None]]:
+    """A progress bar over a file's bytes."""
+    from .cli import _bar
+
+    update, finish = _bar(label, quiet)
+    return (lambda done: update(done, total)), finish
+
+
+def cmd_import_wxr(args: argparse.Namespace) -> int:
+    from .transfer.wxr_import import import_wxr
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise CliError(f"Unable to import '{args.file}': no such file.")
+    skip = {s.strip() for s in (args.skip or "").split(",") if s.strip()}
+    if skip - {"attachment"}:
+        raise CliError(f"--skip takes 'attachment', not {', '.join(sorted(skip - {'attachment'}))!r}.")
+
+    def run(app: Any, user: Any) -> int:
+        update, finish = _byte_bar(f"importing {path.name}", path.stat().st_size, args.quiet)
+
+        def log(line: str) -> None:
+            if args.verbose:
+                print(f"Warning: {line}", file=sys.stderr)
+
+        with path.open("rb") as stream:
+            summary = import_wxr(app.site, stream, user_id=user.id, authors=args.authors,
+                                 fetch_attachments="attachment" not in skip, source=str(path.resolve()),
+                                 progress=update, log=log)
+        finish()
+        if not args.verbose:
+            for line in summary.problems:
+                print(f"Warning: {line}", file=sys.stderr)
+        kinds = [k for k in SUMMARY_KINDS if k in summary.counts] + sorted(set(summary.counts) - set(SUMMARY_KINDS))
+        for kind in kinds:
+            counts = summary.counts[kind]
+            print(f"{kind}: {counts['created']} created, {counts['skipped']} skipped, {counts['failed']} failed")
+        if summary.error:
+            print(f"Error: {summary.error}. What was read before it was imported; the rest was not.", file=sys.stderr)
+            return 1
+        if summary.failed:
+            print(f"Error: Imported {args.file} with {summary.failed} failure(s) (see the warnings above); "
+                  "running it again after a fix adds only what is missing.", file=sys.stderr)
+            return 1
+        print(f"Success: Imported {args.file}.")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def cmd_export_wxr(args: argparse.Namespace) -> int:
+    from .transfer.wxr_export import export_wxr
+
+    post_types = [t.strip() for t in args.post_type.split(",") if t.strip()] if args.post_type else None
+    target = args.file or f"calpress.wordpress.{dt.date.today().isoformat()}.000.xml"
+
+    def run(app: Any, user: Any) -> int:
+        from .cli import _bar
+
+        update, finish = _bar("exporting", args.quiet or target == "-")
+        if target == "-":
+            export_wxr(app.site, sys.stdout.buffer, post_types=post_types, names=args.names, progress=update)
+            sys.stdout.buffer.flush()
+            return 0
+        path = Path(target)
+        if path.is_dir():
+            raise CliError(f"'{target}' is a folder; give a file name.")
+        partial = path.with_name(path.name + ".part")  # a failed export leaves no half file
+        try:
+            with partial.open("wb") as out:
+                summary = export_wxr(app.site, out, post_types=post_types, names=args.names, progress=update)
+            partial.replace(path)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        finish()
+        print(f"Writing to file {path}")
+        print(f"Success: All done with export ({summary.items} items).")
+        return 0
+
+    return run_with_app(args, run)
+
+
+def register(commands: Any, import_commands: Any, global_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``import wxr`` and ``export wxr`` to calpress's parser."""
+    command = functools.partial(add_command, global_options=global_options)
+    wxr = command(import_commands, "wxr", "import a WordPress export file (WXR): posts, pages, events, venues, "
+                  "organizers, terms, authors, comments and attachments")
+    wxr.add_argument("file")
+    wxr.add_argument("--authors", choices=("create", "skip"), default="create",
+                     help="create: make users for the file's authors not found by login or e-mail (default); "
+                          "skip: their items go to --user")
+    wxr.add_argument("--skip", default="", help="'attachment': do not fetch attachment files")
+    wxr.add_argument("--quiet", action="store_true", help="no progress bar")
+    wxr.add_argument("--verbose", action="store_true", help="print each problem as it happens")
+
+    export = commands.add_parser("export", help="write the site out")
+    export_commands = export.add_subparsers(dest="export_command", required=True)
+    out = command(export_commands, "wxr", "write a WordPress export file (WXR 1.2) that WordPress's importer "
+                  "and calpress import wxr read")
+    out.add_argument("file", nargs="?", default=None, help="the file to write ('-': standard output; "
+                     "default calpress.wordpress.<date>.000.xml)")
+    out.add_argument("--post_type", default=None, help="only these types (comma-separated)")
+    out.add_argument("--names", choices=("wordpress", "calpress"), default="wordpress",
+                     help="wordpress: The Events Calendar's names (tribe_events, ...), for WordPress's importer "
+                          "(default); calpress: calpress's (cal_events, ...)")
+    out.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+HANDLERS = {
+    ("import", "wxr"): cmd_import_wxr,
+    ("export", "wxr"): cmd_export_wxr,
+}

@@ -1,0 +1,1 @@
+"""Moving a site in and out: WordPress export files (WXR)."""

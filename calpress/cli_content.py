@@ -4,8 +4,8 @@
     calpress post get <id> [--format=table|json|yaml] [--fields=...|--field=...]
     calpress post create [--post_type=post] [--post_title=...] [--post_content=...] [--post_status=...] ... [--porcelain]
     calpress post update <id> [--post_title=...] ...
-    calpress post delete <id> [--force]
-    calpress term list|get|create|update|delete <taxonomy> ...
+    calpress post delete <id>... [--force]
+    calpress term list|get|create|update <taxonomy> ... | delete <taxonomy> <id>...
     calpress option list [--search=<pattern>] | add <name> <value> | delete <name>
 
 Posts and terms go through the REST engine in this process (``rest``): the command builds the
@@ -13,6 +13,7 @@ request the REST API would receive (``GET /cms/v2/posts?context=edit``, ``POST /
 with a JSON body...), run as ``--user`` (default: the first administrator), so that it is checked,
 stored and hooked exactly as over HTTP. A REST error answer is ``Error: <its message>``. Fields
 have WP-CLI's names (ID, post_title, term_id...), read from the edit context's raw values.
+Commands given several ids go on past one that fails (``for_each``), as WP-CLI's do.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import functools
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -105,6 +107,47 @@ def rest_all(app: Any, route: str, user: Any, query: dict[str, Any]) -> list[dic
         if page >= int(headers.get("X-WP-TotalPages") or 1):
             return items
         page += 1
+
+
+def for_each(targets: Sequence[Any], act: Callable[[Any], str], *, noun: str, done: str,
+             always_report: bool = False) -> int:
+    """Run ``act`` on each target (an id, a login...) and print the line it returns, going on past
+    a target that fails, as WP-CLI's commands given several objects do: a ``Warning`` names the
+    failure, and the command ends with WP-CLI's batch report (``Error: Only deleted 2 of 3
+    posts.``, exit code 1). A single target's failure is the command's error, as before.
+    ``always_report``: end with the report even when every target succeeded (``Success: Deleted
+    2 of 2 application passwords.``), for the commands whose WP-CLI form prints nothing per target."""
+    if len(targets) == 1 and not always_report:
+        print(act(targets[0]))
+        return 0
+    failed = 0
+    for target in targets:
+        try:
+            line = act(target)
+        except CliError as err:
+            print(f"Warning: {err}", file=sys.stderr)
+            failed += 1
+            continue
+        if line:
+            print(line)
+    report = batch_report(noun, done, len(targets), len(targets) - failed)
+    if failed:
+        raise CliError(report)
+    if always_report:
+        print(f"Success: {report}")
+    return 0
+
+
+def batch_report(noun: str, done: str, total: int, successes: int) -> str:
+    """WP-CLI's summary of an operation on several objects (``report_batch_operation_results``),
+    without its ``Success:``/``Error:`` prefix: "Deleted 3 of 3 posts.", "Only deleted 2 of 3
+    posts.", "No posts deleted." ``done`` is the verb's past tense."""
+    nouns = noun if total == 1 else noun + "s"
+    if successes == total:
+        return f"{done[0].upper()}{done[1:]} {successes} of {total} {nouns}."
+    if successes:
+        return f"Only {done} {successes} of {total} {nouns}."
+    return f"No {noun}s {done}."
 
 
 def run_with_app(args: argparse.Namespace, body: Callable[[Any, Any], int]) -> int:
@@ -327,11 +370,14 @@ def cmd_post_update(args: argparse.Namespace) -> int:
 
 
 def cmd_post_delete(args: argparse.Namespace) -> int:
+    done = "deleted" if args.force else "trashed"
+
     def run(app: Any, user: Any) -> int:
-        query = {"force": "true"} if args.force else {}
-        rest(app, "DELETE", _post_route_of(app, args.id), user, query)
-        print(f"Success: {'Deleted' if args.force else 'Trashed'} post {args.id}.")
-        return 0
+        def delete(post_id: int) -> str:
+            rest(app, "DELETE", _post_route_of(app, post_id), user, {"force": "true"} if args.force else {})
+            return f"Success: {done.capitalize()} post {post_id}."
+
+        return for_each(args.ids, delete, noun="post", done=done)
 
     return run_with_app(args, run)
 
@@ -406,10 +452,14 @@ def cmd_term_update(args: argparse.Namespace) -> int:
 
 def cmd_term_delete(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
-        # Terms have no trash: the REST API wants force=true.
-        rest(app, "DELETE", f"{terms_route(app, args.taxonomy)}/{args.id}", user, {"force": "true"})
-        print(f"Success: Deleted {args.taxonomy} {args.id}.")
-        return 0
+        route = terms_route(app, args.taxonomy)
+
+        def delete(term_id: int) -> str:
+            # Terms have no trash: the REST API wants force=true.
+            rest(app, "DELETE", f"{route}/{term_id}", user, {"force": "true"})
+            return f"Success: Deleted {args.taxonomy} {term_id}."
+
+        return for_each(args.ids, delete, noun="term", done="deleted")
 
     return run_with_app(args, run)
 
@@ -505,8 +555,8 @@ def register(commands: Any, option_commands: Any, global_options: Callable[[argp
     update = command(posts, "update", "update a post")
     update.add_argument("id", type=int)
     _post_write_options(update)
-    delete = command(posts, "delete", "move a post to the trash, or delete it with --force")
-    delete.add_argument("id", type=int)
+    delete = command(posts, "delete", "move posts to the trash, or delete them with --force (going on past an id that fails)")
+    delete.add_argument("ids", metavar="id", type=int, nargs="+")
     delete.add_argument("--force", action="store_true", help="skip the trash")
 
     term = commands.add_parser("term", help="terms of a taxonomy (category, post_tag, cal_events_cat...), through the REST API")
@@ -529,9 +579,9 @@ def register(commands: Any, option_commands: Any, global_options: Callable[[argp
     update.add_argument("id", type=int)
     for name in ("name", "slug", "description", "parent"):
         update.add_argument(f"--{name}", default=None)
-    delete = command(terms, "delete", "delete a term")
+    delete = command(terms, "delete", "delete terms (going on past an id that fails)")
     delete.add_argument("taxonomy")
-    delete.add_argument("id", type=int)
+    delete.add_argument("ids", metavar="id", type=int, nargs="+")
 
     listing = command(option_commands, "list", "list options", user=False)
     listing.add_argument("--search", default=None, help="names matching this pattern (* and ? wildcards)")

@@ -1,6 +1,6 @@
 """More commands in WP-CLI's forms (issue 15), through the REST engine as cli_content.py's:
 
-    calpress event list [--<calendar listing filter>=<value>...] | get <id> | create ... | update <id> ... | delete <id> [--force]
+    calpress event list [--<calendar listing filter>=<value>...] | get <id> | create ... | update <id> ... | delete <id>... [--force]
     calpress venue list|get|create|update|delete ...        (/cal/events/v1/venues)
     calpress organizer list|get|create|update|delete ...    (/cal/events/v1/organizers)
     calpress comment list [--status=approve|hold|spam|trash|any] [--post_id=N] | create ...
@@ -10,14 +10,18 @@
     calpress user application-password list <user> | delete <user> <uuid>...
     calpress cache flush
     calpress db check | size [--format=table|json] [--size_format=b|kb|mb|gb]
+    calpress db export [<file>|-] [--porcelain] | import <file>|- [--yes]
 
 Events, venues and organizers go through the calendar API (its field names: title, start_date,
 venue...), comments and users through /cms/v2, as ``--user`` (default: the first administrator).
 The calendar API only trashes: ``delete --force`` deletes through /cms/v2/<type's rest base>.
+Deletes and comment actions given several ids go on past one that fails (``for_each``).
 ``event list`` lists every event unless given --start_date/--end_date (the API's own window
 is from yesterday to two years ahead). ``cache flush`` moves the content counter every serving
 worker keys its caches by (its change log says "everything"); ``db check`` and ``db size`` look at
-the database itself.
+the database itself. ``db export`` and ``db import`` write and load the portable dump of
+store/dump.py (JSON Lines, the same on SQLite and PostgreSQL), which moves a site from one
+database to the other.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .cli_content import (
     Fields,
     add_command,
     extra_options,
+    for_each,
     get_item,
     list_items,
     posts_route,
@@ -171,19 +176,20 @@ def _linked_delete(args: argparse.Namespace, base: str, content_type: str, what:
     content type's /cms/v2 route has). The item is read first, so a wrong id says so."""
 
     def run(app: Any, user: Any) -> int:
-        if args.force:
+        def delete(item_id: int) -> str:
+            if not args.force:
+                rest(app, "DELETE", f"{CAL}/{base}/{item_id}", user)
+                return f"Success: Trashed {what} {item_id}."
             from .content import items
 
             with app.site.read() as conn:
-                item = items.get_item(conn, args.id)
+                item = items.get_item(conn, item_id)
             if item is None or item.type != content_type:
-                raise CliError(f"Could not find the {what} with ID {args.id}.")
-            rest(app, "DELETE", f"{posts_route(app, content_type)}/{args.id}", user, {"force": "true"})
-            print(f"Success: Deleted {what} {args.id}.")
-        else:
-            rest(app, "DELETE", f"{CAL}/{base}/{args.id}", user)
-            print(f"Success: Trashed {what} {args.id}.")
-        return 0
+                raise CliError(f"Could not find the {what} with ID {item_id}.")
+            rest(app, "DELETE", f"{posts_route(app, content_type)}/{item_id}", user, {"force": "true"})
+            return f"Success: Deleted {what} {item_id}."
+
+        return for_each(args.ids, delete, noun=what, done="deleted" if args.force else "trashed")
 
     return run_with_app(args, run)
 
@@ -296,7 +302,7 @@ def cmd_comment_list(args: argparse.Namespace) -> int:
         query["post"] = args.post_id
     # WP_Comment_Query: no status (or "all") lists approved and held comments; "any" every one.
     status = args.status or "all"
-    statuses = ["all"] if status == "any" else ["approve", "hold"] if status == "all" else [status]
+    statuses = ["any"] if status == "any" else ["approve", "hold"] if status == "all" else [status]
 
     def run(app: Any, user: Any) -> int:
         found: dict[int, dict[str, Any]] = {}
@@ -347,18 +353,19 @@ COMMENT_ACTIONS = {
 def cmd_comment_action(args: argparse.Namespace) -> int:
     status, verb = COMMENT_ACTIONS[args.comment_command]
 
+    force = args.comment_command == "delete" and args.force
+    shown = verb if status is not None else "Deleted" if force else "Trashed"
+
     def run(app: Any, user: Any) -> int:
-        for comment_id in args.ids:
+        def act(comment_id: int) -> str:
             route = f"/cms/v2/comments/{comment_id}"
             if status is not None:
                 rest(app, "POST", route, user, body={"status": status})
-                shown = verb
             else:
-                force = args.comment_command == "delete" and args.force
                 rest(app, "DELETE", route, user, {"force": "true"} if force else {})
-                shown = "Deleted" if force else "Trashed"
-            print(f"Success: {shown} comment {comment_id}.")
-        return 0
+            return f"Success: {shown} comment {comment_id}."
+
+        return for_each(args.ids, act, noun="comment", done=shown.lower())
 
     return run_with_app(args, run)
 
@@ -443,11 +450,13 @@ def cmd_user_delete(args: argparse.Namespace) -> int:
         # WP-CLI: without --reassign the user's posts are deleted too (the REST API's reassign=false).
         reassign = str(find_user_id(app, args.reassign)) if args.reassign else "false"
         address = _site_address(app)
-        for given in args.targets:
+
+        def delete(given: str) -> str:
             user_id = find_user_id(app, given)
             rest(app, "DELETE", f"/cms/v2/users/{user_id}", user, {"force": "true", "reassign": reassign})
-            print(f"Success: Removed user {user_id} from {address}.")
-        return 0
+            return f"Success: Removed user {user_id} from {address}."
+
+        return for_each(args.targets, delete, noun="user", done="removed")
 
     return run_with_app(args, run)
 
@@ -478,11 +487,15 @@ def cmd_app_password_list(args: argparse.Namespace) -> int:
 def cmd_app_password_delete(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
         user_id = find_user_id(app, args.target)
-        for uuid in args.uuids:
-            rest(app, "DELETE", f"/cms/v2/users/{user_id}/application-passwords/{uuid}", user)
-        count = len(args.uuids)
-        print(f"Success: Deleted {count} of {count} application password{'s' if count != 1 else ''}.")
-        return 0
+
+        def delete(uuid: str) -> str:
+            try:
+                rest(app, "DELETE", f"/cms/v2/users/{user_id}/application-passwords/{uuid}", user)
+            except CliError as err:  # WP-CLI's words for it
+                raise CliError(f"Failed to delete UUID {uuid}: {err}") from None
+            return ""
+
+        return for_each(args.uuids, delete, noun="application password", done="deleted", always_report=True)
 
     return run_with_app(args, run)
 
@@ -573,6 +586,116 @@ def cmd_db_size(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dump_engine(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The settings and the store's engine on the located site's database (nothing migrated):
+    the store's, for its SQLite set-up (busy timeout, foreign keys) and its write transactions."""
+    from .store import db as store_db
+
+    location, settings = _locate(args)
+    _require_site(location, settings)
+    return settings, store_db.create_engine(settings.database_url)
+
+
+def _dump_progress(label: str) -> tuple[Any, Any]:
+    """A progress callback for a dump (None unless stderr is a terminal) and its finisher."""
+    from .cli import _bar
+
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    return _bar(label, False)
+
+
+def _default_dump_name(settings: Any) -> str:
+    """WP-CLI's default export name, {database}-{date}-{7 hex}, with the dump's extension."""
+    import datetime as dt
+    import secrets
+
+    import sqlalchemy as sa
+
+    from .store.db import normalize_url
+
+    sqlite_file = _sqlite_file(settings.database_url)
+    name = sqlite_file.stem if sqlite_file is not None else sa.make_url(normalize_url(settings.database_url)).database
+    return f"{name or 'calpress'}-{dt.date.today():%Y-%m-%d}-{secrets.token_hex(4)[:7]}.jsonl"
+
+
+def cmd_db_export(args: argparse.Namespace) -> int:
+    """Write the site's portable dump (store/dump.py) to a file, or to stdout with ``-``. A file is
+    written beside its final name and renamed once complete, so a failed export never leaves a
+    truncated dump (nor destroys an earlier one) under that name."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from .store import dump
+
+    settings, engine = _dump_engine(args)
+    target = args.file or _default_dump_name(settings)
+    progress, finish = _dump_progress("exporting rows")
+    try:
+        if target == "-":
+            try:
+                dump.export(engine, sys.stdout.buffer, progress=progress)
+                sys.stdout.buffer.flush()
+            except BrokenPipeError:  # `db export - | head`: the reader left
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+                raise CliError("Could not export: the output was closed before the dump's end.") from None
+        else:
+            path = Path(target)
+            temporary = None
+            try:
+                handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+                with os.fdopen(handle, "wb") as out:
+                    dump.export(engine, out, progress=progress)
+                os.replace(temporary, path)
+            except OSError as err:
+                raise CliError(f"Could not write '{target}': {err.strerror or err}.") from None
+            finally:
+                if temporary is not None and os.path.exists(temporary):
+                    os.unlink(temporary)
+    except dump.DumpError as err:
+        raise CliError(f"Could not export: {err}") from None
+    finally:
+        finish()
+        engine.dispose()
+    if target != "-":  # to stdout, the dump is all there is (as WP-CLI's db export -)
+        print(target if args.porcelain else f"Success: Exported to '{target}'.")
+    return 0
+
+
+def cmd_db_import(args: argparse.Namespace) -> int:
+    """Replace the site's rows with a dump's (store/dump.py), all or nothing. Refused when the
+    database is at another migration revision than the dump, and, without --yes, when it holds
+    users or posts (WP-CLI's db import overwrites silently; losing a site to a typo is worse)."""
+    import contextlib
+    import os
+
+    from .store import dump
+
+    source = args.file
+    if source != "-" and not (os.path.isfile(source) and os.access(source, os.R_OK)):
+        raise CliError(f"Import file missing or not readable: {source}")
+    _, engine = _dump_engine(args)
+    progress, finish = _dump_progress("importing")
+    try:
+        with contextlib.ExitStack() as stack:
+            stream = sys.stdin.buffer if source == "-" else stack.enter_context(open(source, "rb"))
+            header = dump.read_header(stream)
+            dump.check_revision(engine, header)
+            if not args.yes and dump.holds_content(engine):
+                raise CliError("The database already holds users or posts, and an import replaces every row: "
+                               "pass --yes to go ahead (export it first to keep a copy).")
+            size = os.fstat(stream.fileno()).st_size if source != "-" else None
+            dump.load(engine, stream, header, progress=progress, size=size)
+    except dump.DumpError as err:
+        raise CliError(f"Could not import '{source}': {err}") from None
+    finally:
+        finish()
+        engine.dispose()
+    print(f"Success: Imported from '{source}'.")
+    return 0
+
+
 # -- the parsers ----------------------------------------------------------------------------------
 
 
@@ -596,8 +719,8 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
     update = command(events, "update", "update an event")
     update.add_argument("id", type=int)
     _event_write_options(update)
-    delete = command(events, "delete", "move an event to the trash, or delete it with --force")
-    delete.add_argument("id", type=int)
+    delete = command(events, "delete", "move events to the trash, or delete them with --force (going on past an id that fails)")
+    delete.add_argument("ids", metavar="id", type=int, nargs="+")
     delete.add_argument("--force", action="store_true", help="skip the trash")
 
     # venues and organizers
@@ -618,8 +741,8 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
         update.add_argument("id", type=int)
         for name in write:
             update.add_argument(f"--{name}", default=None)
-        delete = command(group, "delete", f"move a {what} to the trash, or delete it with --force")
-        delete.add_argument("id", type=int)
+        delete = command(group, "delete", f"move {base} to the trash, or delete them with --force (going on past an id that fails)")
+        delete.add_argument("ids", metavar="id", type=int, nargs="+")
         delete.add_argument("--force", action="store_true", help="skip the trash")
         for sub in (listing, get, create, update, delete):
             sub.set_defaults(linked=what)
@@ -676,6 +799,14 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
     size = command(db_commands, "size", "the database's size", user=False)
     size.add_argument("--format", choices=("table", "json", "csv", "yaml"), default="table")
     size.add_argument("--size_format", choices=tuple(SIZE_UNITS), default=None, help="print the size alone, in this unit")
+    export = command(db_commands, "export", "write a portable dump of the site's database (JSON Lines; - for stdout)",
+                     user=False)
+    export.add_argument("file", nargs="?", default=None,
+                        help="where to write it (default: <database>-<date>-<hash>.jsonl in the working folder; - for stdout)")
+    export.add_argument("--porcelain", action="store_true", help="print only the file's name")
+    load = command(db_commands, "import", "replace every row of the site's database with a dump's (- for stdin)", user=False)
+    load.add_argument("file", help="a dump written by `calpress db export` at the database's migration revision")
+    load.add_argument("--yes", action="store_true", help="replace the rows even when the database holds users or posts")
 
 
 def _event_write_options(parser: argparse.ArgumentParser) -> None:
@@ -708,4 +839,6 @@ HANDLERS: dict[tuple[str, ...], Callable[[argparse.Namespace], int]] = {
     ("cache", "flush"): cmd_cache_flush,
     ("db", "check"): cmd_db_check,
     ("db", "size"): cmd_db_size,
+    ("db", "export"): cmd_db_export,
+    ("db", "import"): cmd_db_import,
 }

@@ -66,6 +66,26 @@ def test_post_create_list_get_update_delete(admin_run):
     assert code == 1 and err == f"Error: Could not find the post with ID {first}.\n"
 
 
+def test_deleting_several_posts_goes_on_past_one_that_fails(admin_run):
+    run = admin_run
+    first, middle, last = (int(ok(run("post", "create", f"--post_title={title}", "--porcelain")))
+                           for title in ("One", "Two", "Three"))
+    ok(run("post", "delete", str(middle), "--force"))  # now an id that does not exist
+
+    code, out, err = run("post", "delete", str(first), str(middle), str(last), "--force")
+    assert code == 1
+    assert out == f"Success: Deleted post {first}.\nSuccess: Deleted post {last}.\n"
+    assert err == f"Warning: Could not find the post with ID {middle}.\nError: Only deleted 2 of 3 posts.\n"
+    assert ok(run("post", "list", "--format=count")) == "0\n"
+    assert ok(run("post", "list", "--post_status=trash", "--format=count")) == "0\n"
+
+    kept = [int(ok(run("post", "create", f"--post_title={title}", "--porcelain"))) for title in ("Four", "Five")]
+    assert ok(run("post", "delete", *map(str, kept))) == "".join(f"Success: Trashed post {post}.\n" for post in kept)
+    code, out, err = run("post", "delete", "99998", "99999")
+    assert code == 1 and out == "" and err.endswith("Warning: Could not find the post with ID 99999.\nError: No posts trashed.\n")
+    assert sorted(map(int, ok(run("post", "list", "--post_status=trash", "--format=ids")).split())) == sorted(kept)
+
+
 def test_rest_validation_and_permissions_apply(admin_run):
     run = admin_run
     code, out, err = run("post", "create", "--post_title=Bad", "--post_status=nonsense")
@@ -123,6 +143,10 @@ def test_terms(admin_run):
     got = json.loads(ok(run("term", "get", "category", music, "--format=json")))
     assert (got["name"], got["slug"], got["taxonomy"]) == ("Musique", "musique", "category")
     assert ok(run("term", "delete", "category", jazz)) == f"Success: Deleted category {jazz}.\n"
+    rock, pop = (ok(run("term", "create", "category", name, "--porcelain")).strip() for name in ("Rock", "Pop"))
+    code, out, err = run("term", "delete", "category", rock, jazz, pop)
+    assert code == 1 and out == f"Success: Deleted category {rock}.\nSuccess: Deleted category {pop}.\n"
+    assert err.startswith("Warning: ") and err.endswith("Error: Only deleted 2 of 3 terms.\n")
     assert jazz not in ok(run("term", "list", "category", "--format=ids")).split()
     ok(run("term", "create", "cal_events_cat", "Concerts"))
     assert ok(run("term", "list", "cal_events_cat", "--field=name")) == "Concerts\n"

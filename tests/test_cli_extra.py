@@ -182,10 +182,148 @@ def test_media_list_and_regenerate(run, tmp_path):
     original = next(uploads.rglob("poster.png"))
     original.unlink()
     code, out, err = run("media", "regenerate", str(poster))
-    assert code == 1 and "Can't find \"poster\"" in out and err == "Error: Only regenerated 0 of 1 image.\n"
+    assert code == 1 and out == ""
+    assert err == f'Warning: Can\'t find "poster" (ID {poster}): its upload is missing or unreadable.\nError: No images regenerated.\n'
     post = new_id(run("post", "create", "--post_title=Not media", "--porcelain"))
     code, _, err = run("media", "regenerate", str(post))
     assert code == 1 and err == f"Error: Could not find the attachment with ID {post}.\n"
+
+
+def test_post_meta_add(run):
+    post = new_id(run("post", "create", "--post_title=Meta", "--porcelain"))
+    # A new key takes the value; a second value makes a list of both; more are appended.
+    assert ok(run("post", "meta", "add", str(post), "tag", "red")) == "Success: Added custom field.\n"
+    assert ok(run("post", "meta", "get", str(post), "tag")) == "red\n"
+    assert ok(run("post", "meta", "add", str(post), "tag", "blue")) == "Success: Added custom field.\n"
+    assert json.loads(ok(run("post", "meta", "get", str(post), "tag", "--format=json"))) == ["red", "blue"]
+    ok(run("post", "meta", "add", str(post), "tag", '{"shade": "dark"}', "--format=json"))
+    assert json.loads(ok(run("post", "meta", "get", str(post), "tag", "--format=json"))) == ["red", "blue", {"shade": "dark"}]
+    # A list value is one more value, not several.
+    ok(run("post", "meta", "add", str(post), "pair", "[1, 2]", "--format=json"))
+    ok(run("post", "meta", "add", str(post), "pair", "[3]", "--format=json"))
+    assert json.loads(ok(run("post", "meta", "get", str(post), "pair", "--format=json"))) == [1, 2, [3]]
+
+    # A registered single-valued key that has a value is refused (the REST API reads one value).
+    ok(run("post", "meta", "add", str(post), "footnotes", "[]"))
+    code, out, err = run("post", "meta", "add", str(post), "footnotes", "[1]")
+    assert code == 1 and out == "" and err.startswith("Error: Failed to add custom field: 'footnotes' is registered")
+    assert ok(run("post", "meta", "get", str(post), "footnotes")) == "[]\n"
+    code, _, err = run("post", "meta", "add", "99999", "tag", "x")
+    assert code == 1 and err == "Error: Could not find the post with ID 99999.\n"
+    event = new_id(run("event", "create", "--title=Gig", "--start_date=2031-03-01 20:00", "--end_date=2031-03-01 23:00",
+                       "--porcelain"))
+    listed = ok(run("post", "meta", "list", str(event), "--format=json"))
+    code, _, err = run("post", "meta", "add", str(event), "_EventStartDate", "2032-01-01 10:00:00")
+    assert code == 1 and err.startswith("Error: '_EventStartDate' mirrors the event's own fields")
+    assert ok(run("post", "meta", "list", str(event), "--format=json")) == listed
+
+
+def test_post_meta_patch_and_pluck(run, db_url):
+    post = new_id(run("post", "create", "--post_title=Meta", "--porcelain"))
+    ok(run("post", "meta", "update", str(post), "settings", '{"colors": {"fg": "black"}, "list": [1, 2]}', "--format=json"))
+
+    def stored() -> object:
+        return json.loads(ok(run("post", "meta", "get", str(post), "settings", "--format=json")))
+
+    before = counter(db_url)
+    assert ok(run("post", "meta", "patch", "insert", str(post), "settings", "colors", "bg", "white")) == (
+        "Success: Updated custom field 'settings'.\n")
+    assert counter(db_url) > before  # the item's change is recorded: caches follow
+    ok(run("post", "meta", "patch", "update", str(post), "settings", "list", "0", "10", "--format=json"))
+    ok(run("post", "meta", "patch", "insert", str(post), "settings", "list", "2", "true", "--format=json"))
+    assert stored() == {"colors": {"fg": "black", "bg": "white"}, "list": [10, 2, True]}
+    assert ok(run("post", "meta", "patch", "delete", str(post), "settings", "colors", "fg")) == (
+        "Success: Updated custom field 'settings'.\n")
+    assert stored() == {"colors": {"bg": "white"}, "list": [10, 2, True]}
+    # 1 is not true: a JSON value is compared as JSON.
+    assert ok(run("post", "meta", "patch", "update", str(post), "settings", "list", "2", "true", "--format=json")) == (
+        "Success: Value passed for custom field 'settings' is unchanged.\n")
+    assert ok(run("post", "meta", "patch", "update", str(post), "settings", "list", "2", "1", "--format=json")) == (
+        "Success: Updated custom field 'settings'.\n")
+
+    assert ok(run("post", "meta", "pluck", str(post), "settings", "colors", "bg")) == "white\n"
+    assert ok(run("post", "meta", "pluck", str(post), "settings", "list", "0", "--format=json")) == "10\n"
+    assert json.loads(ok(run("post", "meta", "pluck", str(post), "settings", "colors", "--format=json"))) == {"bg": "white"}
+    assert ok(run("post", "meta", "pluck", str(post), "settings", "colors", "--format=yaml")) == "---\nbg: white\n"
+    assert ok(run("post", "meta", "pluck", str(post), "settings", "list", "--format=yaml")) == "---\n- 10\n- 2\n- 1\n"
+    assert ok(run("post", "meta", "pluck", str(post), "settings", "colors", "bg", "--format=yaml")) == "--- white\n"
+
+    # Errors: exit 1 and a message; nothing stored.
+    for args, message in [
+        (("pluck", str(post), "missing", "a"), f"Could not find custom field 'missing' on post {post}."),
+        (("pluck", str(post), "settings", "nope"), 'No data exists for key "nope"'),
+        (("pluck", str(post), "settings", "colors", "bg", "deeper"), 'No data exists for key "deeper"'),  # into a scalar
+        (("patch", "update", str(post), "missing", "a", "x"), f"Could not find custom field 'missing' on post {post}."),
+        (("patch", "insert", str(post), "settings", "colors", "bg", "x"), 'Cannot create key "bg": it already exists.'),
+        (("patch", "update", str(post), "settings", "nope", "x"), 'No data exists for key "nope"'),
+        (("patch", "insert", str(post), "settings", "colors", "bg", "deeper", "x"),  # into a scalar
+         'Cannot create key "deeper" on this value: it is no array or object.'),
+        (("patch", "update", str(post), "settings", "colors", "bg", "deeper", "more", "x"), 'No data exists for key "deeper"'),
+        (("patch", "insert", str(post), "settings", "x"), "Please provide a key path and a value."),
+        (("patch", "update", "99999", "settings", "a", "b"), "Could not find the post with ID 99999."),
+    ]:
+        code, out, err = run("post", "meta", *args)
+        assert (code, out, err) == (1, "", f"Error: {message}\n"), args
+    ok(run("post", "meta", "update", str(post), "plain", "text"))
+    code, _, err = run("post", "meta", "patch", "insert", str(post), "plain", "a", "b")
+    assert code == 1 and err == 'Error: Cannot create key "a" on this value: it is no array or object.\n'
+    assert stored() == {"colors": {"bg": "white"}, "list": [10, 2, 1]}
+
+    event = new_id(run("event", "create", "--title=Gig", "--start_date=2031-03-01 20:00", "--end_date=2031-03-01 23:00",
+                       "--porcelain"))
+    code, _, err = run("post", "meta", "patch", "update", str(event), "_EventStartDate", "0", "x")
+    assert code == 1 and err.startswith("Error: '_EventStartDate' mirrors the event's own fields")
+    assert ok(run("event", "get", str(event), "--field=start_date")) == "2031-03-01 20:00:00\n"
+
+
+def test_media_regenerate_only_missing_and_one_size(run, tmp_path):
+    from PIL import Image
+
+    _png(tmp_path / "poster.png", (1200, 900))
+    poster = new_id(run("media", "import", str(tmp_path / "poster.png"), "--porcelain"))
+    uploads = tmp_path / "data" / "uploads"
+    thumb, medium, large = (next(uploads.rglob(name)) for name in
+                            ("poster-150x150.png", "poster-300x225.png", "poster-1024x768.png"))
+    label = f'"poster" (ID {poster})'
+
+    def stamps() -> dict[str, int]:
+        return {path.name: path.stat().st_mtime_ns for path in (thumb, medium, large) if path.exists()}
+
+    # --only-missing: nothing to do while every file is there.
+    assert ok(run("media", "regenerate", str(poster), "--only-missing")) == (
+        f"1/1 No thumbnail regeneration needed for {label}.\nSuccess: Regenerated 1 of 1 image.\n")
+    medium.unlink()
+    kept = stamps()
+    assert ok(run("media", "regenerate", str(poster), "--only-missing")) == (
+        f"1/1 Regenerated thumbnails for {label}.\nSuccess: Regenerated 1 of 1 image.\n")
+    assert medium.is_file() and stamps()[thumb.name] == kept[thumb.name] and stamps()[large.name] == kept[large.name]
+    with Image.open(medium) as image:
+        assert image.size == (300, 225)
+
+    # --image_size: that size alone, even when its file is there; others untouched even when missing.
+    thumb.unlink()
+    kept = stamps()
+    assert ok(run("media", "regenerate", str(poster), "--image_size=medium")) == (
+        f'1/1 Regenerated "medium" thumbnail for {label}.\nSuccess: Regenerated 1 of 1 image.\n')
+    assert stamps()[medium.name] != kept[medium.name] and not thumb.exists() and stamps()[large.name] == kept[large.name]
+    sizes = json.loads(ok(run("post", "meta", "get", str(poster), "_wp_attachment_metadata", "--format=json")))["sizes"]
+    assert set(sizes) >= {"thumbnail", "medium", "medium_large", "large"}  # the metadata still lists every size
+    assert ok(run("media", "regenerate", str(poster), "--image_size=thumbnail", "--image_size=large", "--only-missing")) == (
+        f'1/1 Regenerated "thumbnail", "large" thumbnails for {label}.\nSuccess: Regenerated 1 of 1 image.\n')
+    assert thumb.is_file() and stamps()[large.name] == kept[large.name]  # large was there: not cut again
+    with Image.open(thumb) as image:
+        assert image.size == (150, 150)
+    assert ok(run("media", "regenerate", str(poster), "--image_size=2048x2048")) == (  # too small for it
+        f'1/1 No "2048x2048" thumbnail regeneration needed for {label}.\nSuccess: Regenerated 1 of 1 image.\n')
+
+    code, out, err = run("media", "regenerate", str(poster), "--image_size=huge")
+    assert code == 1 and out == "" and err == (
+        'Error: Unknown image size "huge". The image sizes are: thumbnail, medium, medium_large, large, 1536x1536, 2048x2048.\n')
+    # Several ids go on past one that is no attachment.
+    post = new_id(run("post", "create", "--post_title=Not media", "--porcelain"))
+    code, out, err = run("media", "regenerate", str(poster), str(post), "--only-missing")
+    assert code == 1 and out == f"1/1 No thumbnail regeneration needed for {label}.\n"
+    assert err == f"Warning: Could not find the attachment with ID {post}.\nError: Only regenerated 1 of 2 images.\n"
 
 
 def test_the_real_entry_point(cli_process):
@@ -203,3 +341,15 @@ def test_the_real_entry_point(cli_process):
     assert done.returncode == 1 and done.stdout == ""
     done = calpress("media", "regenerate")
     assert done.returncode == 1 and "--yes" in done.stderr
+
+
+def test_post_meta_add_patch_pluck_through_the_real_entry_point(cli_process, cli_admin):
+    post = new_id(cli_admin("post", "create", "--post_title=Shell", "--porcelain"))  # set up in process
+    done = cli_process("post", "meta", "add", str(post), "settings", '{"colors": {"fg": "black"}}', "--format=json")
+    assert (done.returncode, done.stdout) == (0, "Success: Added custom field.\n"), done.stderr
+    done = cli_process("post", "meta", "patch", "insert", str(post), "settings", "colors", "bg", "white")
+    assert (done.returncode, done.stdout) == (0, "Success: Updated custom field 'settings'.\n"), done.stderr
+    done = cli_process("post", "meta", "pluck", str(post), "settings", "colors", "--format=json")
+    assert done.returncode == 0 and json.loads(done.stdout) == {"fg": "black", "bg": "white"}
+    done = cli_process("post", "meta", "pluck", str(post), "settings", "nope")
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", 'Error: No data exists for key "nope"\n')

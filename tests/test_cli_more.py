@@ -8,9 +8,17 @@ import csv
 import io
 import json
 import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from clifixtures import new_id, ok
+from dbfixtures import _fresh_url
+
+from calpress.store import db as store_db
+from calpress.store import dump
 
 
 @pytest.fixture()
@@ -173,7 +181,8 @@ def test_users(run):
     assert out == "Success: Deleted 1 of 1 application password.\n"
     assert ok(run("user", "application-password", "list", "ed", "--field=name")) == "second app\n"
     code, _, err = run("user", "application-password", "delete", "ed", uuid)
-    assert code == 1 and err.startswith("Error: ")
+    assert code == 1 and err == (f"Warning: Failed to delete UUID {uuid}: Application password not found.\n"
+                                 "Error: No application passwords deleted.\n")
 
     # delete: the posts go to --reassign, or are deleted with the user
     kept = new_id(run("post", "create", "--post_title=Kept", "--user=ed", "--porcelain"))
@@ -252,3 +261,223 @@ def test_the_real_entry_point(cli_process):
     assert json.loads(done.stdout) == [{"ID": event_id, "title": "From a shell", "status": "publish"}]
     done = calpress("event", "update", str(event_id), "--status=nonsense")
     assert done.returncode == 1 and done.stderr.startswith("Error: Invalid parameter(s): status")
+
+
+def test_several_ids_go_on_past_one_that_fails(run):
+    """WP-CLI's commands on several objects: each failure is a warning, the others are done, and
+    the batch report ends the command with exit code 1."""
+    post = new_id(run("post", "create", "--post_title=Open", "--post_status=publish", "--porcelain"))
+    first = new_id(run("comment", "create", f"--comment_post_ID={post}", "--comment_content=One", "--porcelain"))
+    second = new_id(run("comment", "create", f"--comment_post_ID={post}", "--comment_content=Two", "--porcelain"))
+    code, out, err = run("comment", "spam", str(first), "99999", str(second))
+    assert code == 1
+    assert out == f"Success: Marked as spam comment {first}.\nSuccess: Marked as spam comment {second}.\n"
+    assert err == "Warning: Invalid comment ID.\nError: Only marked as spam 2 of 3 comments.\n"
+    assert sorted(map(int, ok(run("comment", "list", "--status=spam", "--format=ids")).split())) == sorted([first, second])
+    code, out, err = run("comment", "delete", "99998", "99999", "--force")
+    assert code == 1 and out == "" and err.endswith("Error: No comments deleted.\n")
+
+    hall = new_id(run("venue", "create", "Hall", "--porcelain"))
+    gig = new_id(run("event", "create", "--title=Gig", "--start_date=2031-03-01 20:00", "--end_date=2031-03-01 23:00",
+                     "--porcelain"))
+    talk = new_id(run("event", "create", "--title=Talk", "--start_date=2031-03-02 20:00", "--end_date=2031-03-02 23:00",
+                      "--porcelain"))
+    code, out, err = run("event", "delete", str(gig), str(hall), str(talk), "--force")
+    assert code == 1
+    assert out == f"Success: Deleted event {gig}.\nSuccess: Deleted event {talk}.\n"
+    assert err == f"Warning: Could not find the event with ID {hall}.\nError: Only deleted 2 of 3 events.\n"
+    assert ok(run("event", "list", "--status=any", "--format=count")) == "0\n"
+    assert ok(run("venue", "list", "--format=ids")) == f"{hall}\n"  # a venue is no event: left alone
+    assert ok(run("venue", "delete", str(hall))) == f"Success: Trashed venue {hall}.\n"  # one id: as before
+
+    new_id(run("user", "create", "ed", "ed@example.test", "--role=editor", "--porcelain"))
+    new_id(run("user", "create", "al", "al@example.test", "--role=author", "--porcelain"))
+    code, out, err = run("user", "delete", "ed", "nobody", "al")
+    assert code == 1 and out.count("Success: Removed user") == 2
+    assert err == "Warning: Invalid user ID, email or login: 'nobody'\nError: Only removed 2 of 3 users.\n"
+    assert ok(run("user", "list", "--field=user_login")) == "boss\n"
+
+
+# -- db export / db import --------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def other_db_url(request: pytest.FixtureRequest, db_leg: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh, migrated database of the other kind (PostgreSQL for the SQLite leg and the other
+    way round); the test is skipped when PostgreSQL cannot be reached."""
+    other = "postgresql" if db_leg == "sqlite" else "sqlite"
+    if other == "postgresql":
+        postgres = request.getfixturevalue("_postgres_leg")
+        if isinstance(postgres, str):
+            pytest.skip(f"PostgreSQL leg SKIPPED: {postgres}")
+    folder = tmp_path / "other"
+    folder.mkdir()
+    yield from _fresh_url(request, other, folder, migrated=True)
+
+
+@pytest.fixture()
+def same_kind_url(request: pytest.FixtureRequest, db_leg: str, tmp_path: Path) -> Iterator[str]:
+    """A second fresh, migrated database of the test's own kind."""
+    folder = tmp_path / "same"
+    folder.mkdir()
+    yield from _fresh_url(request, db_leg, folder, migrated=True)
+
+
+def site_rows(url: str) -> dict[str, dict[tuple[Any, ...], tuple[Any, ...]]]:
+    """Every row of every table a dump holds, by primary key (the two databases order text keys
+    differently, so rows are matched by key)."""
+    engine = store_db.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return {table.name: {tuple(getattr(row, column.name) for column in table.primary_key.columns): tuple(row)
+                                 for rows in dump.table_rows(conn, table) for row in rows}
+                    for table in dump.dumped_tables()}
+    finally:
+        engine.dispose()
+
+
+def make_site(run) -> int:
+    """Users, posts with terms and meta, comments, a venue, an organizer and an event with its
+    category, an option and an application password; the newest post is then deleted, so that
+    the id sequence is past the highest id. Returns that deleted post's id."""
+    editor = new_id(run("user", "create", "ed", "ed@example.test", "--role=editor", "--porcelain"))
+    ok(run("user", "application-password", "create", "ed", "importer", "--porcelain"))
+    jazz = new_id(run("term", "create", "category", "Jazz", "--description=Live", "--porcelain"))
+    post = new_id(run("post", "create", "--post_title=Board meeting", "--post_content=Line one\nline two ✓",
+                      "--post_status=publish", f"--post_author={editor}", "--porcelain"))
+    ok(run("post", "update", str(post), f"--post_excerpt=About {jazz}"))
+    ok(run("post", "meta", "update", str(post), "_settings", '{"a": [1, null, {"b": true}]}', "--format=json"))
+    ok(run("post", "meta", "add", str(post), "ticket_note", "bring cash"))
+    new_id(run("comment", "create", f"--comment_post_ID={post}", "--comment_content=First!", "--porcelain"))
+    new_id(run("comment", "create", f"--comment_post_ID={post}", "--comment_content=Held", "--comment_approved=0",
+               "--porcelain"))
+    hall = new_id(run("venue", "create", "Hall", "--city=Paris", "--country=France", "--porcelain"))
+    org = new_id(run("organizer", "create", "Org", "--email=o@example.test", "--porcelain"))
+    new_id(run("event", "create", "--title=Gig", "--start_date=2031-03-01 20:00", "--end_date=2031-03-01 23:00",
+               f"--venue={hall}", f"--organizer={org}", "--categories=music", "--featured", "--all_day=false",
+               "--status=publish", "--porcelain"))
+    ok(run("option", "update", "my_settings", '{"colors": {"fg": "black"}, "none": null}', "--format=json"))
+    doomed = new_id(run("post", "create", "--post_title=Doomed", "--porcelain"))
+    ok(run("post", "delete", str(doomed), "--force"))
+    return doomed
+
+
+def test_db_export_and_import_move_a_site_to_the_other_database(run, db_url, other_db_url, tmp_path):
+    doomed = make_site(run)
+    dump_file = tmp_path / "site.jsonl"
+    assert ok(run("db", "export", str(dump_file))) == f"Success: Exported to '{dump_file}'.\n"
+    target = ("--database-url", other_db_url)
+    # A new site holds no user or post: no --yes needed.
+    assert ok(run("db", "import", str(dump_file), *target)) == f"Success: Imported from '{dump_file}'.\n"
+
+    source, copied = site_rows(db_url), site_rows(other_db_url)
+    assert copied == source
+    assert {name for name, rows in source.items() if rows} >= {
+        "users", "application_passwords", "options", "posts", "terms", "term_links", "comments", "events", "event_links"}
+    # The site works there as it did here, and new ids come after every id the source handed out.
+    listing = ("event", "list", "--format=json", "--fields=ID,title,start_date,venue,organizer,categories,featured")
+    assert ok(run(*listing, *target)) == ok(run(*listing))
+    assert ok(run("post", "list", "--format=csv", *target)) == ok(run("post", "list", "--format=csv"))
+    created = new_id(run("post", "create", "--post_title=After the move", "--porcelain", *target))
+    assert created > doomed
+    assert created > max(max(key[0] for key in copied["posts"]), max(key[0] for key in copied["users"]))
+    assert new_id(run("term", "create", "category", "Later", "--porcelain", *target)) > max(
+        key[0] for key in copied["terms"])
+
+
+def test_db_round_trip_on_the_same_kind_of_database_through_stdout_and_stdin(run, db_url, same_kind_url, monkeypatch):
+    make_site(run)
+    code, out, err = run("db", "export", "-")
+    assert code == 0 and err == ""
+    header = json.loads(out.splitlines()[0])  # the dump alone on stdout: no Success line
+    assert header["format"] == "calpress-dump" and header["revision"] == store_db.head_revision()
+    assert json.loads(out.splitlines()[-1])["end"] is True
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(out.encode())))
+    assert ok(run("db", "import", "-", "--database-url", same_kind_url)) == "Success: Imported from '-'.\n"
+    assert site_rows(same_kind_url) == site_rows(db_url)
+
+
+def test_db_import_refusals_change_nothing(run, db_url, tmp_path):
+    post = new_id(run("post", "create", "--post_title=Keep me", "--post_status=publish", "--porcelain"))
+    good = tmp_path / "site.jsonl"
+    ok(run("db", "export", str(good)))
+    lines = good.read_bytes().splitlines(keepends=True)
+    ok(run("post", "update", str(post), "--post_title=Changed since"))
+    before = site_rows(db_url)
+
+    def refused(data: bytes | None, *extra: str) -> str:
+        path = tmp_path / "broken.jsonl"
+        if data is not None:
+            path.write_bytes(data)
+        code, out, err = run("db", "import", str(path), *extra)
+        assert code == 1 and out == "", err
+        assert site_rows(db_url) == before
+        return err
+
+    # The database holds a site: --yes, or nothing happens.
+    err = refused(good.read_bytes())
+    assert err.startswith("Error: The database already holds users or posts") and "--yes" in err
+    # A line that is not JSON, in the middle of the file: all or nothing.
+    middle = next(index for index, line in enumerate(lines) if line.startswith(b'{"t":"posts"'))
+    err = refused(b"".join([*lines[:middle], b'{"t": "posts", "r": {"id": \n', *lines[middle + 1:]]), "--yes")
+    assert err.startswith(f"Error: Could not import '{tmp_path / 'broken.jsonl'}': Line {middle + 1} is not JSON")
+    err = refused(b"".join(lines[:-1]), "--yes")  # no closing line
+    assert err.endswith(f"ends after line {len(lines) - 1} without its closing line: the file is truncated.\n")
+    err = refused(b"".join([*lines[:middle], lines[middle].replace(b'"t":"posts"', b'"t":"wp_posts"'), *lines[middle + 1:]]),
+                  "--yes")
+    assert f"Line {middle + 1}: unknown table 'wp_posts'" in err
+    header = json.loads(lines[0])
+    header["revision"] = "0001"
+    err = refused(json.dumps(header).encode() + b"\n" + b"".join(lines[1:]), "--yes")
+    assert f"made at migration revision 0001, this database is at revision {store_db.head_revision()}" in err
+    (tmp_path / "broken.jsonl").unlink()
+    err = refused(None)
+    assert err == f"Error: Import file missing or not readable: {tmp_path / 'broken.jsonl'}\n"
+
+    # With --yes, the site is the dump's again, searches included (SQLite's index follows the rows).
+    assert ok(run("db", "import", str(good), "--yes")) == f"Success: Imported from '{good}'.\n"
+    assert ok(run("post", "get", str(post), "--field=post_title")) == "Keep me\n"
+    assert ok(run("post", "list", "--search=Keep", "--format=ids")) == f"{post}\n"
+    assert ok(run("post", "list", "--search=Changed", "--format=count")) == "0\n"
+
+
+def test_db_export_shows_progress_on_a_terminal_only(run, tmp_path, monkeypatch):
+    new_id(run("post", "create", "--post_title=One", "--porcelain"))
+    code, _, err = run("db", "export", str(tmp_path / "quiet.jsonl"))
+    assert code == 0 and err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run("db", "export", str(tmp_path / "shown.jsonl"), "--porcelain")
+    assert code == 0 and out == f"{tmp_path / 'shown.jsonl'}\n"
+    assert "exporting rows [" in err and err.endswith("\n")
+
+
+def test_db_export_without_a_name_and_to_a_missing_folder(run, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = ok(run("db", "export"))
+    # WP-CLI's {database}-{date}-{hash}: calpress (the SQLite file) or test (the PostgreSQL database).
+    name = re.fullmatch(r"Success: Exported to '((calpress|test)-\d{4}-\d\d-\d\d-[0-9a-f]{7}\.jsonl)'\.\n", out).group(1)
+    assert json.loads((tmp_path / name).read_text().splitlines()[0])["format"] == "calpress-dump"
+    code, out, err = run("db", "export", str(tmp_path / "no" / "such" / "folder" / "x.jsonl"))
+    assert code == 1 and out == "" and err.startswith(f"Error: Could not write '{tmp_path / 'no' / 'such' / 'folder' / 'x.jsonl'}'")
+    (tmp_path / "a folder").mkdir()
+    code, out, err = run("db", "export", str(tmp_path / "a folder"))
+    assert code == 1 and out == "" and err.startswith(f"Error: Could not write '{tmp_path / 'a folder'}'")
+    assert [path.name for path in tmp_path.iterdir() if path.name.endswith(".part")] == []
+
+
+def test_db_export_and_import_through_the_real_entry_point(cli_process, tmp_path):
+    calpress = cli_process
+    done = calpress("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
+    assert done.returncode == 0, done.stderr
+    done = calpress("db", "export", "-")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert rows[0]["format"] == "calpress-dump" and rows[-1]["end"] is True
+    assert [row["r"]["login"] for row in rows[1:-1] if row["t"] == "users"] == ["boss"]
+    path = tmp_path / "site.jsonl"
+    path.write_text(done.stdout)
+    done = calpress("db", "import", str(path))
+    assert done.returncode == 1 and done.stdout == "" and "--yes" in done.stderr
+    done = calpress("db", "import", str(path), "--yes")
+    assert done.returncode == 0 and done.stdout == f"Success: Imported from '{path}'.\n", done.stderr

@@ -26,6 +26,7 @@ import orjson
 
 from . import logs
 from .api import Api, build_api
+from .api.naming import aliases_on
 from .api.scope import ApiScope
 from .auth.authenticate import SiteAuthenticator
 from .calendar import definitions as calendar_definitions
@@ -85,12 +86,15 @@ class Calpress:
         self.api: Api = build_api(self.site)
         self.authenticator = SiteAuthenticator(self.site)
         self.rest = RestServer(
-            self.api.registry, self.authenticator, ContentGeneration(self.site), scope=functools.partial(ApiScope, self.site)
+            self.api.registry, self.authenticator, ContentGeneration(self.site), scope=functools.partial(ApiScope, self.site),
+            aliases=aliases_on,
         )
         self.pages = build_pages(self)
         # The first path segments of REST addresses at the site root (decision 1): every other
         # path is a page of the public site.
-        self.rest_heads = frozenset({REST_PREFIX.strip("/"), "batch", *(ns.split("/")[0] for ns in self.api.registry.namespaces)})
+        registry = self.api.registry
+        self.rest_heads = frozenset({REST_PREFIX.strip("/"), "batch",
+                                     *(ns.split("/")[0] for ns in [*registry.namespaces, *registry.alias_namespaces])})
         self.falcon_app = self._build_falcon()
         self.wsgi = self
 

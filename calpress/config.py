@@ -49,6 +49,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("login_lockout", "CALPRESS_LOGIN_LOCKOUT", 900, "Seconds a window of failed logins lasts: once CALPRESS_LOGIN_MAX_FAILURES are reached within it, attempts are refused until it ends."),
     Setting("outbound_ports", "CALPRESS_OUTBOUND_PORTS", "80,443,8080", "Ports outbound requests (URL checks, imports) may use, comma-separated; the reference allows 80, 443 and 8080."),
     Setting("outbound_allow", "CALPRESS_OUTBOUND_ALLOW", "", "Hosts, addresses or networks outbound requests may reach although not public, comma-separated, each optionally with :port (127.0.0.1:8765, 10.0.0.0/8, [::1]:9000, feeds.internal). A :port entry also allows that port."),
+    Setting("compat_aliases", "CALPRESS_COMPAT_ALIASES", "0", "1: serve every route under the reference's names too (wp/v2, wp-site-health/v1, tribe/events/v1, tribe/views/v2, tribe/event-aggregator/v1; tribe_events, tribe_venue, tribe_organizer, tribe_events_cat), for clients that hard-code them, answering in the names the request used. 0 (the default): only when the site option calpress_compat_aliases is true."),
     Setting("s3_bucket", "CALPRESS_S3_BUCKET", "", "S3-compatible bucket for uploaded files; empty (the default) keeps them in the uploads folder."),
     Setting("s3_endpoint", "CALPRESS_S3_ENDPOINT", "", "Address of the S3-compatible service, scheme://host[:port] (https://s3.us-east-1.amazonaws.com, http://127.0.0.1:9000). Requests go through the outbound guard: a private or loopback endpoint needs CALPRESS_OUTBOUND_ALLOW."),
     Setting("s3_region", "CALPRESS_S3_REGION", "us-east-1", "Region the S3 requests are signed for."),
@@ -85,6 +86,9 @@ class Settings:
     # workers as strings); calpress.net parses and checks them when it builds its policy.
     outbound_ports: str = "80,443,8080"
     outbound_allow: str = ""
+    # The reference's names as aliases of every route (api/naming.py): on for every request, or
+    # (False) as the site option calpress_compat_aliases says.
+    compat_aliases: bool = False
     # An S3-compatible bucket for uploads (media/s3.py), used when s3_bucket is set.
     s3_bucket: str = ""
     s3_endpoint: str = ""
@@ -104,6 +108,13 @@ def _coerce(name: str, value: Any) -> Any:
         return int(value)
     if name in ("data_dir", "uploads_dir"):
         return Path(value)
+    if name == "compat_aliases":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text not in ("0", "1", "true", "false", "on", "off", "yes", "no", ""):
+            raise ValueError("CALPRESS_COMPAT_ALIASES must be 1 or 0")
+        return text in ("1", "true", "on", "yes")
     return value
 
 

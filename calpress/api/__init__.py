@@ -27,10 +27,11 @@ from . import (
     site_health,
 )
 from .base import Api
+from .naming import reference_naming
 
 # Namespace keys (what routes name) and their names on the wire, in the order the site
-# description lists them (decision 2). Real-name aliases (wp/v2, tribe/events/v1) would be a
-# second wire name per key here.
+# description lists them (decision 2). The reference's names (wp/v2, tribe/events/v1) are a
+# second naming of the same routes (naming.py), answering when the site turns them on.
 NAMESPACES: dict[str, str] = {
     "oembed": "oembed/1.0",
     "cal-aggregator": "cal/event-aggregator/v1",
@@ -66,6 +67,7 @@ def build_api(site: Site) -> Api:
     for module in MODULES:
         registry.add_all(module.routes(api))
     _bound_searches(registry)
+    registry.add_naming(reference_naming(NAMESPACES))
     return api
 
 

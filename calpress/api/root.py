@@ -9,6 +9,7 @@ from ..rest.errors import RestError
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from .base import Api
+from .naming import aliases_on
 from .scope import scope_of
 
 HELP_URL = "https://developer.wordpress.org/rest-api/"
@@ -30,12 +31,13 @@ def routes(api: Api) -> list[Route]:
                 "application-passwords": {"endpoints": {"authorization": site_url + AUTHORIZE_PATH}}
             }
         routes: Any
+        aliases = aliases_on(request)  # the reference's names too, listed after calpress's
         if request.get_param("context") == "help":
-            routes = _with_schemas(api, api.index.routes(request.base_url))
+            routes = _with_schemas(api, api.index.routes(request.base_url, aliases=aliases))
         elif "_fields" in request.query:
-            routes = api.index.routes(request.base_url)  # _fields may reach into the routes
+            routes = api.index.routes(request.base_url, aliases=aliases)  # _fields may reach into the routes
         else:
-            routes = api.index.routes_fragment(request.base_url)
+            routes = api.index.routes_fragment(request.base_url, aliases=aliases)
         return {
             "name": str(options["blogname"]),
             "description": str(options["blogdescription"]),
@@ -46,7 +48,7 @@ def routes(api: Api) -> list[Route]:
             "page_for_posts": int(options["page_for_posts"] or 0),
             "page_on_front": int(options["page_on_front"] or 0),
             "show_on_front": str(options["show_on_front"]),
-            "namespaces": list(registry.namespaces),
+            "namespaces": [*registry.namespaces, *(registry.alias_namespaces if aliases else ())],
             "authentication": authentication,
             "routes": routes,
             "site_logo": int(options["site_logo"] or 0),
@@ -55,15 +57,17 @@ def routes(api: Api) -> list[Route]:
             "_links": {"help": [{"href": HELP_URL}]},
         }
 
-    def namespace_endpoints(namespace: str) -> list[Endpoint]:
+    def namespace_endpoints(key: str, namespace: str) -> list[Endpoint]:
         def namespace_index(request: RestRequest) -> dict[str, Any]:
             wanted = str(request.get_param("namespace") or namespace)
             if wanted not in registry.namespaces:
                 raise RestError("rest_invalid_namespace", "The specified namespace could not be found.", status=404)
+            # Under the reference's names (/wp/v2) the routes listed are the aliases.
+            listed = request.routes.wire_name(key) if wanted == namespace else wanted
             routes = (
-                api.index.routes(request.base_url, wanted)
+                api.index.routes(request.base_url, listed)
                 if "_fields" in request.query
-                else api.index.routes_fragment(request.base_url, wanted)
+                else api.index.routes_fragment(request.base_url, listed)
             )
             return {
                 "namespace": wanted,
@@ -91,7 +95,7 @@ def routes(api: Api) -> list[Route]:
         ),
     ]
     for key, namespace in registry.namespace_names.items():
-        found.append(Route(key, "", namespace_endpoints(namespace), name=f"{key}.index"))
+        found.append(Route(key, "", namespace_endpoints(key, namespace), name=f"{key}.index"))
     return found
 
 
@@ -99,7 +103,7 @@ def _with_schemas(api: Api, routes: dict[str, Any]) -> dict[str, Any]:
     """context=help: each route also carries its item schema, as the reference does."""
     result: dict[str, Any] = {}
     for pattern, description in routes.items():
-        route = api.registry.routes[pattern]
+        route = api.registry.routes.get(pattern) or api.registry.aliases[pattern]
         item_schema = route.item_schema()
         result[pattern] = {**description, "schema": item_schema} if item_schema else description
     return result

@@ -49,27 +49,32 @@ class RouteIndex:
 
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
-        self._cache: dict[tuple[str, str | None], dict[str, Any]] = {}
-        self._encoded: dict[tuple[str, str | None], orjson.Fragment] = {}
+        self._cache: dict[tuple[str, str | None, bool], dict[str, Any]] = {}
+        self._encoded: dict[tuple[str, str | None, bool], orjson.Fragment] = {}
 
-    def routes_fragment(self, base_url: str, namespace: str | None = None) -> orjson.Fragment:
+    def routes_fragment(self, base_url: str, namespace: str | None = None, *, aliases: bool = False) -> orjson.Fragment:
         """The same routes as pre-encoded JSON, to embed in an answer as they are."""
-        key = (base_url, namespace)
+        key = (base_url, namespace, aliases)
         found = self._encoded.get(key)
         if found is None:
-            found = orjson.Fragment(orjson.dumps(self.routes(base_url, namespace)))
+            found = orjson.Fragment(orjson.dumps(self.routes(base_url, namespace, aliases=aliases)))
             if len(self._encoded) > 64:
                 self._encoded.clear()
             self._encoded[key] = found
         return found
 
-    def routes(self, base_url: str, namespace: str | None = None) -> dict[str, Any]:
-        key = (base_url, namespace)
+    def routes(self, base_url: str, namespace: str | None = None, *, aliases: bool = False) -> dict[str, Any]:
+        """The routes of ``namespace`` (every route when None; with the other namings' routes
+        after them when ``aliases``), described in their own names."""
+        key = (base_url, namespace, aliases)
         cached = self._cache.get(key)
         if cached is None:
-            selected = self.registry if namespace is None else self.registry.routes_of(namespace)
+            if namespace is not None:
+                selected = self.registry.routes_of(namespace)
+            else:
+                selected = [*self.registry, *(self.registry.aliases.values() if aliases else ())]
             cached = {
-                route.pattern: route_description(route, base_url)
+                route.pattern: _described(route, base_url)
                 for route in selected
                 if route.show_in_index and any(e.show_in_index for e in route.endpoints)
             }
@@ -77,3 +82,8 @@ class RouteIndex:
                 self._cache.clear()
             self._cache[key] = cached
         return cached
+
+
+def _described(route: Route, base_url: str) -> dict[str, Any]:
+    data = route_description(route, base_url)
+    return route.naming.outbound(data) if route.naming is not None else data

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .naming import Naming
 from .urls import rest_url
 
 Handler = Callable[[Any], Any]
@@ -89,6 +90,9 @@ class Route:
         self.schema = schema
         self.show_in_index = show_in_index
         self._schema_cache: dict[str, Any] | None = None
+        # An alias (Registry.add_naming): the naming it answers under and the route it stands for.
+        self.naming: Naming | None = None
+        self.original: Route = self
         # Set by bind():
         self.namespace = ""
         self.pattern = ""
@@ -143,6 +147,16 @@ class Route:
             return self.pattern
         return self.template.format_map({key: params[key] for key in self.params})
 
+    def alias(self, naming: Naming, namespace: str) -> Route:
+        """This route under ``naming``: the same endpoints and schema, its path's literal
+        segments renamed, bound to ``namespace`` (the naming's wire name of its namespace)."""
+        path = "/".join(naming.segment(part) if part and "(" not in part else part for part in self.path.split("/"))
+        twin = Route(self.namespace_key, path, self.endpoints, name=self.name, schema=self.schema,
+                     show_in_index=self.show_in_index)
+        twin.naming = naming
+        twin.original = self
+        return twin.bind(namespace)
+
     def __repr__(self) -> str:
         return f"Route({self.name or self.pattern!r})"
 
@@ -175,6 +189,12 @@ class Registry:
         self._unnamespaced: list[Route] = []
         self._namespace_order = sorted(self.namespaces, key=len, reverse=True)
         self._match_cache: dict[str, Any] = {}
+        # Other namings (the reference's names) and their routes, kept apart from ``routes``: the
+        # OpenAPI document and the route index list calpress's names unless asked.
+        self.namings: list[Naming] = []
+        self.alias_namespaces: dict[str, Naming] = {}
+        self.aliases: dict[str, Route] = {}
+        self._alias_by_name: dict[tuple[str, str], Route] = {}
 
     def wire_name(self, key: str) -> str:
         """The name on the wire of the namespace ``key`` (``cms`` -> ``cms/v2``)."""
@@ -202,6 +222,31 @@ class Registry:
     def add_all(self, routes: Iterable[Route]) -> None:
         for route in routes:
             self.add(route)
+
+    def add_naming(self, naming: Naming) -> None:
+        """Serve every route of the namespaces ``naming`` renames under its names too (after
+        every route is added). Matching finds them; ``view(naming)`` builds URLs with them."""
+        self.namings.append(naming)
+        for wire in naming.namespaces.values():
+            if wire in self.namespace_names.values():
+                raise ValueError(f"namespace {wire} is already served")
+            self.alias_namespaces[wire] = naming
+            self._by_namespace[wire] = []
+        for route in list(self.routes.values()):
+            wire = naming.namespaces.get(route.namespace_key)
+            if wire is None:
+                continue
+            twin = route.alias(naming, wire)
+            self.aliases[twin.pattern] = twin
+            self._by_namespace[wire].append(twin)
+            if route.name:
+                self._alias_by_name[(naming.label, route.name)] = twin
+        self._namespace_order = sorted([*self.namespaces, *self.alias_namespaces], key=len, reverse=True)
+        self._match_cache.clear()
+
+    def view(self, naming: Naming | None) -> Registry | RegistryView:
+        """What a request of a route under ``naming`` builds its URLs with."""
+        return self if naming is None else RegistryView(self, naming)
 
     def path(self, name: str, **params: Any) -> str:
         """The path of the route called ``name`` with ``params`` filled in."""
@@ -243,5 +288,29 @@ class Registry:
     def routes_of(self, namespace: str) -> list[Route]:
         return list(self._by_namespace.get(namespace, ()))
 
+    def alias_named(self, naming: Naming, name: str) -> Route:
+        return self._alias_by_name.get((naming.label, name)) or self.by_name[name]
+
     def __iter__(self) -> Iterator[Route]:
         return iter(self.routes.values())
+
+
+class RegistryView:
+    """The registry as a request of an alias route sees it: URLs of named routes and namespaces
+    in the naming's names (a route the naming does not rename keeps its own)."""
+
+    def __init__(self, registry: Registry, naming: Naming) -> None:
+        self.registry = registry
+        self.naming = naming
+
+    def wire_name(self, key: str) -> str:
+        return self.naming.namespaces.get(key) or self.registry.wire_name(key)
+
+    def path(self, name: str, **params: Any) -> str:
+        return self.registry.alias_named(self.naming, name).path_with(params)
+
+    def url(self, base_url: str, name: str, query: Any = None, **params: Any) -> str:
+        return rest_url(base_url, self.path(name, **params), query)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.registry, name)

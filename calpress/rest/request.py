@@ -195,6 +195,7 @@ class RestRequest:
         "endpoint",
         "route_def",
         "routes",
+        "naming",
         "engine",
         "scope_factory",
         "_scope",
@@ -244,6 +245,8 @@ class RestRequest:
         self.scope_factory: Any = None
         self._scope: Any = None
         self.routes: Any = None
+        # The naming of the alias route the request matched (rest/naming.py); None for calpress's names.
+        self.naming: Any = None
         # The engine (rest/server.py RestServer) running the request, for handlers that run
         # requests of their own (batch).
         self.engine: Any = None

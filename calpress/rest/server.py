@@ -90,8 +90,12 @@ class RestServer:
         authenticator: Authenticator | None = None,
         generation: Callable[[RestRequest], int] | None = None,
         scope: ScopeFactory = Scope,
+        aliases: Callable[[RestRequest], bool] | None = None,
     ) -> None:
         self.registry = registry
+        # Whether a request may use the routes of the registry's other namings (the reference's
+        # names): off unless the app says so, per request (a setting or a site option).
+        self.aliases = aliases
         self.authenticator: Authenticator = authenticator or NoAuthentication()
         # Builds the scope of every request (the app's adds its own state to the engine's).
         self.new_scope = scope
@@ -290,6 +294,8 @@ class RestServer:
             if fields is not None:
                 data = filter_fields(data, fields, keep_embedded=embed is not None)
             response.data = data
+        if request.naming is not None and isinstance(response.data, (dict, list)):
+            response.data = request.naming.outbound(response.data)  # errors too: their params name fields
         return response
 
     def dispatch(self, request: RestRequest) -> RestResponse:
@@ -313,10 +319,29 @@ class RestServer:
         endpoint = route.endpoint_for(request.method)
         if endpoint is None:
             return None
+        if route.naming is not None and not self._alias_ready(request, route):
+            return None
         request.route_def = route
         request.endpoint = endpoint
-        request.url_params = url_params
+        request.url_params = route.naming.inbound(url_params) if route.naming is not None else url_params
         return endpoint
+
+    def _alias_ready(self, request: RestRequest, route: Route) -> bool:
+        """Whether ``request`` may run the alias ``route``; if so, it is set to speak the alias's
+        names: URLs built with its routes, parameters read in calpress's names."""
+        if self.aliases is None or not self.aliases(request):
+            return False
+        naming = route.naming
+        assert naming is not None
+        if request.naming is not naming:
+            request.naming = naming
+            request.routes = self.registry.view(naming)
+            request.query = naming.inbound(request.query)
+            request.body = naming.inbound(request.body)
+            if isinstance(request.json, dict):
+                request.json = naming.inbound(request.json)
+            request._merged = None
+        return True
 
     def execute(self, request: RestRequest, endpoint: Endpoint) -> RestResponse:
         """The permission check and the handler of a bound request whose parameters are
@@ -461,10 +486,14 @@ class RestServer:
         request.url_params = url_params
         from .index import route_description  # the index module imports this one
 
+        if route.naming is not None and not self._alias_ready(request, route):
+            return RestResponse([])
         data = route_description(route, request.base_url)
         item_schema = route.item_schema()
         if item_schema is not None:
             data["schema"] = item_schema
+        if route.naming is not None:
+            data = route.naming.outbound(data)
         response = RestResponse(data)
         allowed = self.allowed_methods(route, request)
         if allowed:

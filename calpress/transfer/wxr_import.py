@@ -50,7 +50,10 @@ from ..content import comments as comment_store
 from ..content import items as item_service
 from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
+from ..media import uploads
 from ..media.attachments import create_attachment
+from ..media.files import create_file_attachment
+from ..media.images import IMAGE_FORMATS
 from ..rest.errors import RestError
 from ..store.tables import comments as comments_table
 from ..store.tables import posts
@@ -64,6 +67,8 @@ IMPORTED_TYPES = ("post", "page", "attachment", EVENT_TYPE, VENUE_TYPE, ORGANIZE
 GLOBAL_ID_KEY = imports.GLOBAL_ID_KEY
 COMMENT_ID_KEY = "_wxr_import_id"
 MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024
+# Images that get sub-sizes (as an upload through cms/v2/media); other files are stored as they are.
+RESIZED_TYPES = frozenset(mime for mime, _ in IMAGE_FORMATS.values())
 
 # Meta the importer turns into fields (or drops, as meaning nothing here) instead of storing.
 _EVENT_KEYS = frozenset({
@@ -395,8 +400,7 @@ class WxrImport:
                 changes.terms_checked = True
             if kind == "attachment":
                 assert data is not None
-                new_id = create_attachment(conn, self.ctx, self.site.storage, data, _file_name(post.attachment_url),
-                                           author=changes.author or 0, parent=changes.parent or 0)
+                new_id = self._store_file(conn, post, data, changes)
                 created = item_service.get_item(conn, new_id)
                 assert created is not None
                 changes.status = None
@@ -410,6 +414,20 @@ class WxrImport:
             self.pending.images.append((item.id, post.id, image_old))
         item_service.merge_meta(conn, item.id, {GLOBAL_ID_KEY: global_id or None, **self._kept_meta(post, kind)})
         return item
+
+    def _store_file(self, conn: sa.Connection, post: Post, data: bytes, changes: ItemChanges) -> int:
+        """The attachment's file stored as an upload of it would be: checked by type (what the
+        media endpoint refuses is refused here), images with their sub-sizes."""
+        name = uploads.sanitize_file_name(_file_name(post.attachment_url))
+        try:
+            found = uploads.detect(data[:8192], name)
+        except uploads.UploadRejected as err:
+            raise ValueError(f"the file {name} was refused: {err.message}") from None
+        author, parent = changes.author or 0, changes.parent or 0
+        if found.mime in RESIZED_TYPES:
+            return create_attachment(conn, self.ctx, self.site.storage, data, found.proper_name, author=author, parent=parent)
+        return create_file_attachment(conn, self.ctx, self.site.storage, data, found.proper_name, found.mime,
+                                      title=post.title, author=author, parent=parent)
 
     def _kept_meta(self, post: Post, kind: str) -> dict[str, Any]:
         """The item's other meta, stored as WordPress held it (serialized values read back)."""

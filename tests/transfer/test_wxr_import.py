@@ -34,18 +34,22 @@ def _png() -> bytes:
 
 
 POSTER = _png()
+PROGRAM = b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
+FILES = {"/wp-content/uploads/2027/02/poster.png": (POSTER, "image/png"),
+         "/wp-content/uploads/2027/02/program.pdf": (PROGRAM, "application/pdf")}
 
 
 class _Uploads(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
-        if self.path == "/wp-content/uploads/2027/02/poster.png":
-            self.send_response(200)
-            self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(POSTER)))
-            self.end_headers()
-            self.wfile.write(POSTER)
-        else:
+        found = FILES.get(self.path)
+        if found is None:
             self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", found[1])
+        self.send_header("Content-Length", str(len(found[0])))
+        self.end_headers()
+        self.wfile.write(found[0])
 
     def log_message(self, *args: object) -> None:
         pass
@@ -95,7 +99,7 @@ def test_an_export_of_a_calendar_site_imports_with_every_relation(app, client, b
     assert counts["term"] == {"created": 5, "skipped": 2}  # uncategorized is there; nav_menu is not a taxonomy here
     assert counts["post"] == {"created": 3}
     assert counts["page"] == {"created": 2}
-    assert counts["attachment"] == {"created": 1, "failed": 1}
+    assert counts["attachment"] == {"created": 2, "failed": 1}
     assert counts["cal_venue"] == {"created": 2}
     assert counts["cal_organizer"] == {"created": 2}
     assert counts["cal_events"] == {"created": 5}
@@ -133,6 +137,11 @@ def test_an_export_of_a_calendar_site_imports_with_every_relation(app, client, b
     assert poster["post"] == hello["id"]
     # The old site's file address in the content is now the new file's.
     assert poster["source_url"] in hello["content"]["raw"] and uploads_server not in hello["content"]["raw"]
+    program = by_slug(client, boss, "/cms/v2/media", "season-program", status="inherit")
+    assert program["mime_type"] == "application/pdf" and program["post"] == hello["id"]
+    assert f'href="{program["source_url"]}"' in hello["content"]["raw"]
+    stored_pdf = Path(app.settings.uploads_dir) / program["source_url"].split("/wp-content/uploads/", 1)[1]
+    assert stored_pdf.read_bytes() == PROGRAM and program["media_details"]["filesize"] == len(PROGRAM)
     with app.site.read() as conn:
         meta = conn.execute(sa.select(posts.c.meta).where(posts.c.id == hello["id"])).scalar_one()
     assert meta["mood"] == "happy" and meta["_sample_list"] == ["a", "b", 3]
@@ -349,7 +358,7 @@ def test_import_wxr_through_the_real_command(cli_process, tmp_path, uploads_serv
     first = cli_process("import", "wxr", str(broken), extra_env=env)
     assert first.returncode == 1, first.stdout + first.stderr
     assert "cal_events: 5 created, 0 skipped, 0 failed" in first.stdout
-    assert "attachment: 1 created, 0 skipped, 1 failed" in first.stdout
+    assert "attachment: 2 created, 0 skipped, 1 failed" in first.stdout
     assert "Warning: Item 21 (attachment, line" in first.stderr and "HTTP 404" in first.stderr
     assert "Error: Imported" in first.stderr and "1 failure(s)" in first.stderr
 

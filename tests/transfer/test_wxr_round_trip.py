@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from appfixtures import allowed, allowed_ports, loopback_server
-from test_wxr_import import OLD_UPLOADS, POSTER, export_text
+from test_wxr_import import FILES, OLD_UPLOADS, export_text
 
 from calpress.app import Calpress
 from calpress.config import load_settings
@@ -32,7 +32,7 @@ class _Files(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         name = self.path.removeprefix("/wp-content/uploads/")
-        body: bytes | None = POSTER if name == "2027/02/poster.png" else None
+        body: bytes | None = FILES[self.path][0] if self.path in FILES else None
         if body is None and self.uploads is not None and ".." not in name and (self.uploads / name).is_file():
             body = (self.uploads / name).read_bytes()
         if body is None:
@@ -136,7 +136,7 @@ def test_export_then_import_into_a_new_site_gives_the_same_items(app, site_b, fi
 
     out = io.BytesIO()
     summary = export_wxr(app.site, out)
-    assert summary.items == 15  # 3 posts, 2 pages, 1 attachment, 2 venues, 2 organizers, 5 events
+    assert summary.items == 16  # 3 posts, 2 pages, 2 attachments, 2 venues, 2 organizers, 5 events
     exported = out.getvalue().decode()
     assert "<wp:post_type><![CDATA[tribe_events]]></wp:post_type>" in exported
     _Files.uploads = Path(app.settings.uploads_dir)

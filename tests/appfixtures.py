@@ -287,3 +287,11 @@ def live_server(db_url, tmp_path):
     """``calpress serve`` as a real process on a free loopback port, over the test's database."""
     with serving(db_url, tmp_path) as server:
         yield server
+
+
+@pytest.fixture()
+def live_server_with_aliases(db_url, tmp_path):
+    """``live_server`` started with ``CALPRESS_COMPAT_ALIASES=1``: every route answers under the
+    reference's names too (``wp/v2``, ``tribe/events/v1``...), for clients that hard-code them."""
+    with serving(db_url, tmp_path, compat_aliases="1") as server:
+        yield server

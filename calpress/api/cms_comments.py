@@ -15,7 +15,7 @@ from ..content import comments as comment_store
 from ..content import items as item_service
 from ..content import permissions
 from ..content.comments import Comment, CommentQuery
-from ..content.items import Context, Item
+from ..content.items import TRASH_STATUS_KEY, Context, Item
 from ..rest.controller import collection_params, context_param, fields_for_context
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
@@ -439,10 +439,7 @@ class CommentsController:
             if request.get_param(name) is not None:
                 changes[column] = str(request.get_param(name))
         if request.get_param("status") is not None:
-            status = comment_store.QUERY_STATUSES.get(str(request.get_param("status")), str(request.get_param("status")))
-            if status not in comment_store.STATUSES:
-                raise RestError("rest_comment_failed_edit", "Updating comment status failed.", status=500)
-            changes["status"] = status
+            changes.update(_status_change(comment, str(request.get_param("status"))))
         with self.site.write() as conn:
             if request.get_param("post") is not None:
                 target = item_service.get_item(conn, int(request.get_param("post")))
@@ -478,7 +475,7 @@ class CommentsController:
             if comment.status == "trash":
                 raise RestError("rest_already_trashed", "The comment has already been trashed.", status=410)
             trashed = comment_store.update_comment(conn, comment, {"status": "trash", "meta": {
-                **comment.meta, "_wp_trash_meta_status": comment.status}})
+                **comment.meta, TRASH_STATUS_KEY: comment.status}})
         return self.prepare(request, trashed, post, children, "edit")
 
     # -- routes ---------------------------------------------------------------------------------
@@ -507,3 +504,24 @@ class CommentsController:
 
 def routes(api: Api) -> list[Route]:
     return CommentsController(api).routes()
+
+
+def _status_change(comment: Any, given: str) -> dict[str, Any]:
+    """The columns a ``status`` update changes, as the reference's handle_status_param: moving to
+    spam or the trash keeps the status left in ``_wp_trash_meta_status`` (wp_spam_comment,
+    wp_trash_comment); ``unspam`` and ``untrash`` give it back (held when none was kept) and
+    forget it; the current status changes nothing."""
+    if given in ("unspam", "untrash"):
+        if comment.status != ("spam" if given == "unspam" else "trash"):
+            return {}
+        meta = dict(comment.meta)
+        kept = str(meta.pop(TRASH_STATUS_KEY, "") or "")
+        return {"status": kept if kept in comment_store.STATUSES else "hold", "meta": meta}
+    status = comment_store.QUERY_STATUSES.get(given, given)
+    if status not in comment_store.STATUSES:
+        raise RestError("rest_comment_failed_edit", "Updating comment status failed.", status=500)
+    if status == comment.status:
+        return {}
+    if status in ("spam", "trash"):
+        return {"status": status, "meta": {**comment.meta, TRASH_STATUS_KEY: comment.status}}
+    return {"status": status}

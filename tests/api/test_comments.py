@@ -167,3 +167,26 @@ def test_status_all_is_approved_and_held_and_any_is_every_status(client, admin):
     assert listed("all") == [ids["approved"], ids["hold"]]
     assert listed("any") == [ids[s] for s in ("approved", "hold", "spam", "trash")]
     assert listed("spam") == [ids["spam"]]
+
+
+def test_spam_and_trash_remember_the_status_unspam_and_untrash_give_it_back(client, admin):
+    """As the reference's handle_status_param: ``spam`` and ``trash`` keep the status left in
+    ``_wp_trash_meta_status``; ``unspam`` and ``untrash`` restore it (held when none was kept)."""
+    post_id = post(client, admin)
+    approved = client.post(COMMENTS, user=admin, json={"post": post_id, "content": "Fine", "status": "approved"}).json
+    held = client.post(COMMENTS, user=admin, json={"post": post_id, "content": "Wait", "status": "hold"}).json
+
+    def set_status(comment: dict, status: str) -> str:
+        answer = client.post(f"{COMMENTS}/{comment['id']}", user=admin, json={"status": status})
+        assert answer.status_code == 200, answer.json
+        return answer.json["status"]
+
+    assert set_status(approved, "spam") == "spam" and set_status(approved, "unspam") == "approved"
+    assert set_status(held, "trash") == "trash" and set_status(held, "untrash") == "hold"
+    assert client.delete(f"{COMMENTS}/{approved['id']}", user=admin).json["status"] == "trash"
+    assert set_status(approved, "untrash") == "approved"
+    assert set_status(approved, "untrash") == "approved"  # not in the trash: nothing to give back
+    assert set_status(held, "spam") == "spam" and set_status(held, "trash") == "trash"
+    assert set_status(held, "untrash") == "spam"  # what it was when it went to the trash
+    bad = client.post(f"{COMMENTS}/{held['id']}", user=admin, json={"status": "lost"})
+    assert bad.status_code == 500 and bad.json["code"] == "rest_comment_failed_edit"

@@ -321,29 +321,30 @@ def cmd_app_password_create(args: argparse.Namespace) -> int:
 
 
 def cmd_media_import(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+    from .cli_content import for_each
     from .content.items import Context
     from .media.attachments import create_attachment
 
     _, site = _open_site(args)
+
+    def store(name: str) -> str:
+        path = Path(name)
+        if not path.is_file():
+            raise CliError(f"Unable to import file '{name}'. Reason: File doesn't exist.")
+        ctx = Context.of(site, options=site.load_options())
+        try:
+            with site.write() as conn:
+                new_id = create_attachment(conn, ctx, site.storage, path.read_bytes(), path.name, author=args.user)
+        except ValueError as err:
+            raise CliError(f"Unable to import file '{name}'. Reason: {err}.") from err
+        return str(new_id) if args.porcelain else f"Imported file '{name}' as attachment ID {new_id}."
+
     try:
-        for name in args.files:
-            path = Path(name)
-            if not path.is_file():
-                raise CliError(f"Unable to import file '{name}'. Reason: File doesn't exist.")
-            ctx = Context.of(site, options=site.load_options())
-            try:
-                with site.write() as conn:
-                    new_id = create_attachment(conn, ctx, site.storage, path.read_bytes(), path.name, author=args.user)
-            except ValueError as err:
-                raise CliError(f"Unable to import file '{name}'. Reason: {err}.") from err
-            print(new_id if args.porcelain else f"Imported file '{name}' as attachment ID {new_id}.")
-        if not args.porcelain:
-            print(f"Success: Imported {len(args.files)} of {len(args.files)} items.")
+        # As WP-CLI: a file that cannot be imported is a warning, the others go in, and the end
+        # says how many did ("Only imported 2 of 3 items." and exit 1 when some failed).
+        return for_each(args.files, store, noun="item", done="imported", always_report=not args.porcelain)
     finally:
         site.close()
-    return 0
 
 
 def cmd_seed_demo(args: argparse.Namespace) -> int:
@@ -642,6 +643,20 @@ def _format_value(value: Any, fmt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code. A reader that goes away early (``calpress routes | head
+    -1``) ends the command quietly, as WP-CLI's do: no traceback, exit code 1."""
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # Python's advice: point stdout at devnull, so that the interpreter's last flush fails no more.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _run(argv: Sequence[str] | None) -> int:
     from . import cli_content, cli_extra, cli_more, cli_transfer
 
     parser = build_parser()

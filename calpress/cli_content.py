@@ -141,8 +141,9 @@ def for_each(targets: Sequence[Any], act: Callable[[Any], str], *, noun: str, do
 def batch_report(noun: str, done: str, total: int, successes: int) -> str:
     """WP-CLI's summary of an operation on several objects (``report_batch_operation_results``),
     without its ``Success:``/``Error:`` prefix: "Deleted 3 of 3 posts.", "Only deleted 2 of 3
-    posts.", "No posts deleted." ``done`` is the verb's past tense."""
-    nouns = noun if total == 1 else noun + "s"
+    posts.", "No posts deleted." ``done`` is the verb's past tense. The noun is always plural, as
+    WP-CLI writes it ("Regenerated 1 of 1 images.")."""
+    nouns = noun + "s"
     if successes == total:
         return f"{done[0].upper()}{done[1:]} {successes} of {total} {nouns}."
     if successes:

@@ -128,8 +128,15 @@ def _csv(rows: list[dict[str, Any]], fields: Sequence[str]) -> str:
 # -- YAML for flat rows ---------------------------------------------------------------------------
 
 _PLAIN_UNSAFE_START = set("-?:,[]{}#&*!|>'\"%@`~ ")
-_YAML_WORDS = re.compile(r"(?i)^(true|false|yes|no|on|off|y|n|null|~|\.nan|[-+]?\.inf)$")
+# YAML 1.1 words a reader turns into booleans, null, numbers, or the value (=) and merge (<<) keys.
+_YAML_WORDS = re.compile(r"(?i)^(true|false|yes|no|on|off|y|n|null|~|\.nan|[-+]?\.inf|=|<<)$")
 _NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][-+]?\d+)?$|^0[xob][0-9a-fA-F_]+$|^\d+:\d+")
+# YAML 1.1 timestamps (2027-03-10, 2027-03-10 09:00:00, 2027-03-10T09:00:00Z): a reader makes them
+# dates, so every post_date, user_registered... would come back as one.
+_TIMESTAMP_LIKE = re.compile(r"^\d{4}-\d\d?-\d\d?")
+# Characters JSON leaves as they are that a YAML double-quoted scalar may not hold as they are
+# (C1 controls, NEL and the Unicode line separators fold into spaces; lone surrogates cannot be written).
+_YAML_UNSAFE_CHARS = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def yaml_scalar(value: Any) -> str:
@@ -142,7 +149,7 @@ def yaml_scalar(value: Any) -> str:
     if isinstance(value, (int, float)):
         return json.dumps(value)
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
+        return _escaped(json.dumps(value, ensure_ascii=False))
     text = str(value)
     if (
         not text
@@ -155,9 +162,21 @@ def yaml_scalar(value: Any) -> str:
         or not text.isprintable()
         or _YAML_WORDS.match(text)
         or _NUMBER_LIKE.match(text)
+        or _TIMESTAMP_LIKE.match(text)
     ):
-        return json.dumps(text, ensure_ascii=False)
+        return _double_quoted(text)
     return text
+
+
+def _double_quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar (its JSON string, escaped further by _escaped)."""
+    return _escaped(json.dumps(text, ensure_ascii=False))
+
+
+def _escaped(json_text: str) -> str:
+    """JSON text with the characters YAML would not read back as they are, inside its strings,
+    escaped as \\uXXXX (valid in JSON and in YAML double-quoted scalars)."""
+    return _YAML_UNSAFE_CHARS.sub(lambda found: f"\\u{ord(found.group()):04x}", json_text)
 
 
 def _yaml_key(name: str) -> str:

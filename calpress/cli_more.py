@@ -48,7 +48,6 @@ from .cli_content import (
 )
 from .cli_format import GET_FORMATS, add_options
 from .cli_site import CliError, _locate, _open_site, _probe_engine, _require_site, _sqlite_file
-from .health.sizes import size_format
 
 # -- the calendar API -----------------------------------------------------------------------------
 
@@ -290,7 +289,8 @@ COMMENT_FIELDS: Fields = {
     "user_id": lambda c: c.get("author", 0),
     "url": lambda c: c.get("link", ""),
 }
-COMMENT_DEFAULT = ["comment_ID", "comment_post_ID", "comment_date", "comment_approved"]
+COMMENT_DEFAULT = ["comment_ID", "comment_post_ID", "comment_date", "comment_approved", "comment_author",
+                   "comment_author_email"]  # WP-CLI's Comment_Command fields
 COMMENT_WRITE = {"comment_post_ID": "post", "comment_content": "content", "comment_author": "author_name",
                  "comment_author_email": "author_email", "comment_author_url": "author_url",
                  "comment_parent": "parent", "comment_approved": "status"}
@@ -343,9 +343,9 @@ COMMENT_ACTIONS = {
     "approve": ("approve", "Approved"),
     "unapprove": ("hold", "Unapproved"),
     "spam": ("spam", "Marked as spam"),
-    "unspam": ("approve", "Unspammed"),
+    "unspam": ("unspam", "Unspammed"),  # the status before the spam comes back, as wp_unspam_comment
     "trash": (None, "Trashed"),
-    "untrash": ("hold", "Untrashed"),
+    "untrash": ("untrash", "Untrashed"),  # the status before the trash comes back, as wp_untrash_comment
     "delete": (None, "Deleted"),
 }
 
@@ -579,6 +579,8 @@ def cmd_db_size(args: argparse.Namespace) -> int:
     if args.size_format:  # WP-CLI: the number alone, in that unit
         print(int(size // 1024 ** SIZE_UNITS[args.size_format]))
         return 0
+    from .health.sizes import size_format  # here: the health package costs every command 0.6 s to import
+
     rows = [{"Name": name, "Size": size_format(int(size), 0)}]
     from .cli_format import render_list
 
@@ -781,6 +783,7 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
     delete = command(user_commands, "delete", "delete users (their posts too, unless --reassign)")
     delete.add_argument("targets", metavar="user", nargs="+")
     delete.add_argument("--reassign", default=None, help="give their posts to this user")
+    delete.add_argument("--yes", action="store_true", help="accepted as WP-CLI's (which asks otherwise); calpress never asks")
     set_role = command(user_commands, "set-role", "set a user's role")
     set_role.add_argument("target", metavar="user")
     set_role.add_argument("role")

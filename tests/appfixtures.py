@@ -228,7 +228,10 @@ def serving(db_url: str, folder: Any, **settings: str) -> Iterator[LiveServer]:
         **{f"CALPRESS_{name.upper()}": value for name, value in settings.items()},
     }
     log = open(folder / "server.log", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "calpress", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    # A session of its own: a signal the server sends its process group (Granian stopping its
+    # workers) must not reach the test process (a stray KeyboardInterrupt was seen in CI).
+    process = subprocess.Popen([sys.executable, "-m", "calpress", "serve"], env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:

@@ -79,6 +79,7 @@ def s3_server() -> Iterator[S3Server]:
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        start_new_session=True,  # its signals to its process group stay away from the test process
     )
     try:
         deadline = time.monotonic() + 30

@@ -161,7 +161,7 @@ def test_media_list_and_regenerate(run, tmp_path):
     thumb.unlink()
     medium.unlink()
     out = ok(run("media", "regenerate", str(poster)))
-    assert out == f'1/1 Regenerated thumbnails for "poster" (ID {poster}).\nSuccess: Regenerated 1 of 1 image.\n'
+    assert out == f'1/1 Regenerated thumbnails for "poster" (ID {poster}).\nSuccess: Regenerated 1 of 1 images.\n'
     assert thumb.is_file() and medium.is_file()
     from PIL import Image
 
@@ -291,11 +291,11 @@ def test_media_regenerate_only_missing_and_one_size(run, tmp_path):
 
     # --only-missing: nothing to do while every file is there.
     assert ok(run("media", "regenerate", str(poster), "--only-missing")) == (
-        f"1/1 No thumbnail regeneration needed for {label}.\nSuccess: Regenerated 1 of 1 image.\n")
+        f"1/1 No thumbnail regeneration needed for {label}.\nSuccess: Regenerated 1 of 1 images.\n")
     medium.unlink()
     kept = stamps()
     assert ok(run("media", "regenerate", str(poster), "--only-missing")) == (
-        f"1/1 Regenerated thumbnails for {label}.\nSuccess: Regenerated 1 of 1 image.\n")
+        f"1/1 Regenerated thumbnails for {label}.\nSuccess: Regenerated 1 of 1 images.\n")
     assert medium.is_file() and stamps()[thumb.name] == kept[thumb.name] and stamps()[large.name] == kept[large.name]
     with Image.open(medium) as image:
         assert image.size == (300, 225)
@@ -304,17 +304,17 @@ def test_media_regenerate_only_missing_and_one_size(run, tmp_path):
     thumb.unlink()
     kept = stamps()
     assert ok(run("media", "regenerate", str(poster), "--image_size=medium")) == (
-        f'1/1 Regenerated "medium" thumbnail for {label}.\nSuccess: Regenerated 1 of 1 image.\n')
+        f'1/1 Regenerated "medium" thumbnail for {label}.\nSuccess: Regenerated 1 of 1 images.\n')
     assert stamps()[medium.name] != kept[medium.name] and not thumb.exists() and stamps()[large.name] == kept[large.name]
     sizes = json.loads(ok(run("post", "meta", "get", str(poster), "_wp_attachment_metadata", "--format=json")))["sizes"]
     assert set(sizes) >= {"thumbnail", "medium", "medium_large", "large"}  # the metadata still lists every size
     assert ok(run("media", "regenerate", str(poster), "--image_size=thumbnail", "--image_size=large", "--only-missing")) == (
-        f'1/1 Regenerated "thumbnail", "large" thumbnails for {label}.\nSuccess: Regenerated 1 of 1 image.\n')
+        f'1/1 Regenerated "thumbnail", "large" thumbnails for {label}.\nSuccess: Regenerated 1 of 1 images.\n')
     assert thumb.is_file() and stamps()[large.name] == kept[large.name]  # large was there: not cut again
     with Image.open(thumb) as image:
         assert image.size == (150, 150)
     assert ok(run("media", "regenerate", str(poster), "--image_size=2048x2048")) == (  # too small for it
-        f'1/1 No "2048x2048" thumbnail regeneration needed for {label}.\nSuccess: Regenerated 1 of 1 image.\n')
+        f'1/1 No "2048x2048" thumbnail regeneration needed for {label}.\nSuccess: Regenerated 1 of 1 images.\n')
 
     code, out, err = run("media", "regenerate", str(poster), "--image_size=huge")
     assert code == 1 and out == "" and err == (

@@ -108,7 +108,8 @@ def test_comments(run):
 
     rows = json.loads(ok(run("comment", "list", "--format=json")))  # approved and held, newest first
     assert {row["comment_ID"] for row in rows} == {first, second, third}
-    assert list(rows[0]) == ["comment_ID", "comment_post_ID", "comment_date", "comment_approved"]
+    assert list(rows[0]) == ["comment_ID", "comment_post_ID", "comment_date", "comment_approved", "comment_author",
+                             "comment_author_email"]
     by_id = {row["comment_ID"]: row for row in rows}
     assert by_id[first]["comment_approved"] == "1" and by_id[second]["comment_approved"] == "0"
     assert by_id[first]["comment_post_ID"] == post and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", by_id[first]["comment_date"])
@@ -178,7 +179,7 @@ def test_users(run):
     assert list(listed[0]) == ["uuid", "app_id", "name", "created", "last_used", "last_ip"]
     uuid = next(item["uuid"] for item in listed if item["name"] == "first app")
     out = ok(run("user", "application-password", "delete", "ed", uuid))
-    assert out == "Success: Deleted 1 of 1 application password.\n"
+    assert out == "Success: Deleted 1 of 1 application passwords.\n"
     assert ok(run("user", "application-password", "list", "ed", "--field=name")) == "second app\n"
     code, _, err = run("user", "application-password", "delete", "ed", uuid)
     assert code == 1 and err == (f"Warning: Failed to delete UUID {uuid}: Application password not found.\n"

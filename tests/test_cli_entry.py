@@ -91,23 +91,6 @@ EXPECTED_ELSEWHERE: dict[str, tuple[str, str | None]] = {
 # -- helpers --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def _bytecode_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("child-bytecode")
-
-
-@pytest.fixture(autouse=True)
-def _children_keep_their_bytecode(monkeypatch: pytest.MonkeyPatch, _bytecode_folder: Path) -> None:
-    """Where this process was told not to write bytecode (PYTHONDONTWRITEBYTECODE), every child
-    would compile calpress and its libraries from source on each start: about 2 s a command instead
-    of 1 s on the development machine. The children keep their bytecode in a folder of the session
-    instead (outside the tree), as a normal run keeps it in __pycache__. Set before cli_process
-    copies the environment (autouse fixtures come first)."""
-    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
-        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")
-        monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(_bytecode_folder))
-
-
 def _shown(done: Done) -> str:
     return f"calpress {' '.join(done.args[3:])}: exit {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
 

@@ -25,23 +25,21 @@ atomic statement (``UPDATE ... SET n = n + 1``, an upsert), or concurrent worker
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
 import io
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
 
 from .writers import WriterQueue, writer_queue
 
@@ -238,7 +236,14 @@ def _writer_queue(engine: sa.Engine) -> WriterQueue | None:
 # -- migrations -----------------------------------------------------------------------------------
 
 
-def _alembic_config(script_location: str | None = None) -> Config:
+# Alembic (and the Mako and Pygments it brings) costs every process about 0.2 s to import: it is
+# loaded only to migrate, or to read migrations other than calpress's. Knowing that a database is
+# at the newest revision needs neither (``_revision_of``, ``_own_head``).
+
+
+def _alembic_config(script_location: str | None = None) -> Any:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", script_location or MIGRATIONS)
     config.set_main_option("path_separator", "os")
@@ -246,13 +251,36 @@ def _alembic_config(script_location: str | None = None) -> Config:
 
 
 @functools.lru_cache(maxsize=8)
-def _script_directory(script_location: str | None = None) -> ScriptDirectory:
+def _script_directory(script_location: str | None = None) -> Any:
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(_alembic_config(script_location))
+
+
+_REVISION_LINE = re.compile(r"^(down_revision|revision)\s*(?::[^=]*)?=\s*(.+)$", re.M)
+
+
+@functools.lru_cache(maxsize=1)
+def _own_revisions() -> tuple[str, frozenset[str]]:
+    """calpress's newest revision and every revision it knows, read from the migration files'
+    ``revision``/``down_revision`` lines (a single line of history, as calpress keeps it)."""
+    found: dict[str, str | None] = {}
+    for path in sorted((Path(__file__).parent / "migrations" / "versions").glob("*.py")):
+        values = {name: ast.literal_eval(value.strip()) for name, value in _REVISION_LINE.findall(path.read_text())}
+        if "revision" in values:
+            found[str(values["revision"])] = values.get("down_revision")
+    replaced = {str(down) for down in found.values() if isinstance(down, str)}
+    heads = [revision for revision in found if revision not in replaced]
+    if len(heads) != 1:
+        raise RuntimeError(f"calpress's migrations have {len(heads)} heads: {heads}")
+    return heads[0], frozenset(found)
 
 
 def head_revision(*, script_location: str | None = None) -> str:
     """The newest migration's revision id. ``script_location`` is for tests and tools that
     carry migrations of their own; it defaults to calpress's."""
+    if script_location is None:
+        return _own_revisions()[0]
     head = _script_directory(script_location).get_current_head()
     if head is None:
         raise RuntimeError("no migrations found")
@@ -268,6 +296,8 @@ def upgrade_sql(backend: str = "postgresql", *, script_location: str | None = No
     config = _alembic_config(script_location)
     config.output_buffer = buffer
     config.set_main_option("sqlalchemy.url", "postgresql+psycopg://" if backend == "postgresql" else f"{backend}://")
+    from alembic import command
+
     command.upgrade(config, "head", sql=True)
     lines = [line for line in buffer.getvalue().splitlines() if line.strip() not in ("BEGIN;", "COMMIT;")]
     return "\n".join(lines).strip() + "\n"
@@ -276,12 +306,27 @@ def upgrade_sql(backend: str = "postgresql", *, script_location: str | None = No
 def current_revision(engine: sa.Engine) -> str | None:
     """The revision the database is at, or None when it was never migrated."""
     with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+        return revision_of(conn)
+
+
+def revision_of(conn: sa.Connection) -> str | None:
+    """The revision of the database ``conn`` is on (Alembic's version table, in the schema the
+    connection works in), or None when it was never migrated."""
+    if not sa.inspect(conn).has_table("alembic_version"):
+        return None
+    found = conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(found) > 1:
+        raise RuntimeError(f"the database names several revisions: {found}")
+    return found[0] if found else None
 
 
 def is_known_revision(revision: str, *, script_location: str | None = None) -> bool:
     """Whether ``revision`` is one of this code's migrations (a newer calpress may have migrated
     the database to one it does not know)."""
+    if script_location is None:
+        return revision in _own_revisions()[1]
+    from alembic.util import CommandError
+
     try:
         return _script_directory(script_location).get_revision(revision) is not None
     except CommandError:
@@ -331,17 +376,11 @@ def upgrade(engine: sa.Engine, *, script_location: str | None = None) -> None:
     before commit. Raises RuntimeError when the database is at a revision this code does not
     know (newer code migrated it).
     """
-    script = _script_directory(script_location)
     current = current_revision(engine)
-    if current == script.get_current_head():
+    if current == head_revision(script_location=script_location):
         return
-    if current is not None:
-        try:
-            script.get_revision(current)
-        except CommandError as error:
-            raise RuntimeError(
-                f"the database is at revision {current!r}, which this version of calpress does not know"
-            ) from error
+    if current is not None and not is_known_revision(current, script_location=script_location):
+        raise RuntimeError(f"the database is at revision {current!r}, which this version of calpress does not know")
     sqlite = is_sqlite(engine)
     with engine.connect() as conn:
         raw = conn.connection.dbapi_connection if sqlite else None
@@ -356,6 +395,8 @@ def upgrade(engine: sa.Engine, *, script_location: str | None = None) -> None:
                     conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _lock_key(conn)})
                 config = _alembic_config(script_location)
                 config.attributes["connection"] = conn
+                from alembic import command
+
                 # Re-reads the version under the lock: a process that waited finds the work done.
                 command.upgrade(config, "head")
                 if raw is not None:

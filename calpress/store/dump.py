@@ -42,10 +42,9 @@ from typing import IO, Any
 
 import orjson
 import sqlalchemy as sa
-from alembic.runtime.migration import MigrationContext
 
 from . import changes
-from .db import head_revision, is_postgresql, is_sqlite, read_connection, write_transaction
+from .db import head_revision, is_postgresql, is_sqlite, read_connection, revision_of, write_transaction
 from .tables import metadata, posts, users
 
 FORMAT = "calpress-dump"
@@ -205,7 +204,7 @@ def export(engine: sa.Engine, out: IO[bytes], *, progress: Progress | None = Non
     total is counted first, only when it is given). Raises DumpError."""
     tables = dumped_tables()
     with _snapshot(engine) as conn:
-        revision = MigrationContext.configure(conn).get_current_revision()
+        revision = revision_of(conn)
         if revision is None:
             raise DumpError("The database was never set up: it has no migration revision.")
         total = sum(int(conn.execute(sa.select(sa.func.count()).select_from(table)).scalar() or 0)
@@ -279,7 +278,7 @@ def check_revision(conn: sa.Connection | sa.Engine, header: Header) -> None:
     if isinstance(conn, sa.Engine):
         with conn.connect() as own:
             return check_revision(own, header)
-    current = MigrationContext.configure(conn).get_current_revision()
+    current = revision_of(conn)
     if current == header.revision:
         return None
     if header.revision == head_revision():

@@ -119,3 +119,11 @@ def test_the_setting_turns_them_on_for_every_request(app, client, admin):
     app.site.settings = replace(app.site.settings, compat_aliases=True)
     assert client.get("/wp/v2/posts").status_code == 200
     assert "wp/v2" in client.get("/").json["namespaces"]
+
+
+def test_site_health_under_its_reference_namespace(client, admin, aliases):
+    answer = client.get("/wp-site-health/v1/tests/https-status", user=admin)
+    assert answer.status_code == 200 and answer.json["test"] == "https_status"
+    assert client.get("/wp-site-health/v1/tests/https-status").status_code == 401  # the same permission check
+    index = client.get("/wp-site-health/v1").json
+    assert index["namespace"] == "wp-site-health/v1" and "/wp-site-health/v1/directory-sizes" in index["routes"]

@@ -736,3 +736,14 @@ def test_statements_planned_once_run_on_a_connection_that_keeps_their_plans(app)
     assert app.site.query(FastQuery(mode))[0].mode == "auto"
     with app.site.read():
         assert app.site.query(FastQuery(mode, generic_plan=True))[0].mode == "auto"
+
+
+def test_the_revisions_read_without_alembic_are_alembics() -> None:
+    """Every start reads the newest revision from the migration files themselves, so that no
+    process imports Alembic unless it migrates: the same head and history as Alembic's."""
+    alembic_script = db._script_directory("calpress.store:migrations")
+    assert db.head_revision() == alembic_script.get_current_head()
+    assert db._own_revisions()[1] == {r.revision for r in alembic_script.walk_revisions()}
+    assert db.is_known_revision("0001") and not db.is_known_revision("9999")
+    code = "import sys, calpress.app, calpress.cli; print(any(m.startswith(('alembic', 'mako')) for m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

@@ -181,15 +181,3 @@ def test_formats():
         assert cli_format.yaml_scalar(text) == expected
     assert cli_format.render_item({"ID": 1, "v": [1, 2]}, "yaml", ["ID", "v"]) == "---\nID: 1\nv: [1, 2]"
     assert cli_format.render_list([], "yaml", ["ID"]) == "--- []"
-
-
-def test_the_real_entry_point(cli_process):
-    done = cli_process("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
-    assert done.returncode == 0, done.stderr
-    done = cli_process("post", "create", "--post_title=From a shell", "--post_status=publish", "--porcelain")
-    assert done.returncode == 0 and re.fullmatch(r"\d+\n", done.stdout), done.stderr
-    post_id = int(done.stdout)
-    done = cli_process("post", "list", "--format=json", "--fields=ID,post_title,post_status")
-    assert json.loads(done.stdout) == [{"ID": post_id, "post_title": "From a shell", "post_status": "publish"}]
-    done = cli_process("post", "update", str(post_id), "--post_status=nonsense")
-    assert done.returncode == 1 and done.stderr.startswith("Error: Invalid parameter(s): status")

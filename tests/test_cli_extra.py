@@ -326,23 +326,6 @@ def test_media_regenerate_only_missing_and_one_size(run, tmp_path):
     assert err == f"Warning: Could not find the attachment with ID {post}.\nError: Only regenerated 1 of 2 images.\n"
 
 
-def test_the_real_entry_point(cli_process):
-    calpress = cli_process
-
-    done = calpress("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
-    assert done.returncode == 0, done.stderr
-    done = calpress("post", "create", "--post_title=Shell", "--porcelain")
-    post = int(done.stdout)
-    done = calpress("post", "meta", "update", str(post), "mood", "calm")
-    assert done.returncode == 0 and done.stdout == "Success: Updated custom field 'mood'.\n", done.stderr
-    done = calpress("post", "meta", "get", str(post), "mood")
-    assert done.returncode == 0 and done.stdout == "calm\n"
-    done = calpress("post", "meta", "get", str(post), "missing")
-    assert done.returncode == 1 and done.stdout == ""
-    done = calpress("media", "regenerate")
-    assert done.returncode == 1 and "--yes" in done.stderr
-
-
 def test_post_meta_add_patch_pluck_through_the_real_entry_point(cli_process, cli_admin):
     post = new_id(cli_admin("post", "create", "--post_title=Shell", "--porcelain"))  # set up in process
     done = cli_process("post", "meta", "add", str(post), "settings", '{"colors": {"fg": "black"}}', "--format=json")

@@ -249,21 +249,6 @@ def test_db_check_reports_an_old_revision(run, db_url):
         engine.dispose()
 
 
-def test_the_real_entry_point(cli_process):
-    calpress = cli_process
-
-    done = calpress("user", "create", "boss", "boss@example.test", "--role=administrator", "--porcelain")
-    assert done.returncode == 0, done.stderr
-    done = calpress("event", "create", "--title=From a shell", "--start_date=2028-05-01 09:00",
-                    "--end_date=2028-05-01 10:00", "--status=publish", "--porcelain")
-    assert done.returncode == 0 and re.fullmatch(r"\d+\n", done.stdout), done.stderr
-    event_id = int(done.stdout)
-    done = calpress("event", "list", "--format=json", "--fields=ID,title,status")
-    assert json.loads(done.stdout) == [{"ID": event_id, "title": "From a shell", "status": "publish"}]
-    done = calpress("event", "update", str(event_id), "--status=nonsense")
-    assert done.returncode == 1 and done.stderr.startswith("Error: Invalid parameter(s): status")
-
-
 def test_several_ids_go_on_past_one_that_fails(run):
     """WP-CLI's commands on several objects: each failure is a warning, the others are done, and
     the batch report ends the command with exit code 1."""

@@ -95,11 +95,7 @@ def _same(first: Any, second: Any) -> bool:
 def _change_meta(site: Any, item_id: int, change: Callable[[dict[str, Any], Any], bool]) -> bool:
     """Lock the item, let ``change(meta, item)`` edit its meta in place, and store it (recording
     the item's change) when it says it changed something; returns what it said."""
-    import sqlalchemy as sa
-
     from .content import items
-    from .store.changes import record as record_change
-    from .store.tables import posts
 
     with site.write() as conn:
         found = items.get_item(conn, item_id)
@@ -109,9 +105,35 @@ def _change_meta(site: Any, item_id: int, change: Callable[[dict[str, Any], Any]
         meta = dict(current.meta)
         changed = change(meta, current)
         if changed:
-            conn.execute(sa.update(posts).where(posts.c.id == item_id).values(meta=meta))
-            record_change(conn, "item", "update", item_id)
+            # The item service stores it and records the change (None removes a key).
+            touched = {key for key in {*meta, *current.meta} if key not in meta or key not in current.meta
+                       or not _same(meta[key], current.meta[key])}
+            items.merge_meta(conn, item_id, {key: meta.get(key) for key in touched})
     return changed
+
+
+def _edit_meta(args: argparse.Namespace, change: Callable[[dict[str, Any], Any, Any], bool]) -> bool:
+    """``_change_meta`` on the item ``args.id`` of the located site, for a key ``post meta`` may
+    write (an event's mirrored fields refused first); ``change(meta, item, registration)`` gets
+    the key's registration for the item's type (None: unregistered)."""
+    _, site = _open_site(args)
+
+    def checked(meta: dict[str, Any], item: Any) -> bool:
+        _writable(item, args.key)
+        return change(meta, item, _registered(site, item, args.key))
+
+    try:
+        return _change_meta(site, args.id, checked)
+    finally:
+        site.close()
+
+
+def _report_update(key: str, changed: bool) -> int:
+    if changed:
+        print(f"Success: Updated custom field '{key}'.")
+    else:
+        print(f"Success: Value passed for custom field '{key}' is unchanged.")
+    return 0
 
 
 def cmd_meta_list(args: argparse.Namespace) -> int:
@@ -139,25 +161,15 @@ def cmd_meta_get(args: argparse.Namespace) -> int:
 
 def cmd_meta_update(args: argparse.Namespace) -> int:
     value = _meta_value(args)
-    _, site = _open_site(args)
-    try:
-        def change(meta: dict[str, Any], item: Any) -> bool:
-            _writable(item, args.key)
-            field = _registered(site, item, args.key)
-            stored = [value] if field is not None and not field.single and not isinstance(value, list) else value
-            if args.key in meta and _same(meta[args.key], stored):
-                return False
-            meta[args.key] = stored
-            return True
 
-        changed = _change_meta(site, args.id, change)
-    finally:
-        site.close()
-    if changed:
-        print(f"Success: Updated custom field '{args.key}'.")
-    else:
-        print(f"Success: Value passed for custom field '{args.key}' is unchanged.")
-    return 0
+    def change(meta: dict[str, Any], item: Any, field: Any) -> bool:
+        stored = [value] if field is not None and not field.single and not isinstance(value, list) else value
+        if args.key in meta and _same(meta[args.key], stored):
+            return False
+        meta[args.key] = stored
+        return True
+
+    return _report_update(args.key, _edit_meta(args, change))
 
 
 def cmd_meta_add(args: argparse.Namespace) -> int:
@@ -167,25 +179,20 @@ def cmd_meta_add(args: argparse.Namespace) -> int:
     and a single value becomes the list of both. A key registered as single-valued (the REST API
     reads one value) that exists already is refused: a list would change what it reads."""
     value = _meta_value(args)
-    _, site = _open_site(args)
-    try:
-        def change(meta: dict[str, Any], item: Any) -> bool:
-            _writable(item, args.key)
-            field = _registered(site, item, args.key)
-            if args.key not in meta:
-                meta[args.key] = [value] if field is not None and not field.single else value
-            elif field is not None and field.single:
-                raise CliError(f"Failed to add custom field: '{args.key}' is registered with a single value, which "
-                               f"it has already; change it with `calpress post meta update`.")
-            elif isinstance(meta[args.key], list):
-                meta[args.key] = [*meta[args.key], value]
-            else:
-                meta[args.key] = [meta[args.key], value]
-            return True
 
-        _change_meta(site, args.id, change)
-    finally:
-        site.close()
+    def change(meta: dict[str, Any], item: Any, field: Any) -> bool:
+        if args.key not in meta:
+            meta[args.key] = [value] if field is not None and not field.single else value
+        elif field is not None and field.single:
+            raise CliError(f"Failed to add custom field: '{args.key}' is registered with a single value, which "
+                           f"it has already; change it with `calpress post meta update`.")
+        elif isinstance(meta[args.key], list):
+            meta[args.key] = [*meta[args.key], value]
+        else:
+            meta[args.key] = [meta[args.key], value]
+        return True
+
+    _edit_meta(args, change)
     print("Success: Added custom field.")
     return 0
 
@@ -194,26 +201,17 @@ def cmd_meta_patch(args: argparse.Namespace) -> int:
     """Insert, update or delete the key at a path inside a custom field's array or object value,
     as ``option patch`` does inside an option (``patch_value``), in the meta's write transaction."""
     path, value = _patch_arguments(args)
-    _, site = _open_site(args)
-    try:
-        def change(meta: dict[str, Any], item: Any) -> bool:
-            _writable(item, args.key)
-            if args.key not in meta:
-                raise CliError(_no_field(args.key, item.id))
-            patched = patch_value(meta[args.key], args.action, path, value)
-            if _same(patched, meta[args.key]):
-                return False
-            meta[args.key] = patched
-            return True
 
-        changed = _change_meta(site, args.id, change)
-    finally:
-        site.close()
-    if changed:
-        print(f"Success: Updated custom field '{args.key}'.")
-    else:
-        print(f"Success: Value passed for custom field '{args.key}' is unchanged.")
-    return 0
+    def change(meta: dict[str, Any], item: Any, field: Any) -> bool:
+        if args.key not in meta:
+            raise CliError(_no_field(args.key, item.id))
+        patched = patch_value(meta[args.key], args.action, path, value)
+        if _same(patched, meta[args.key]):
+            return False
+        meta[args.key] = patched
+        return True
+
+    return _report_update(args.key, _edit_meta(args, change))
 
 
 def cmd_meta_pluck(args: argparse.Namespace) -> int:
@@ -241,16 +239,7 @@ def _yaml_document(value: Any) -> str:
 
 
 def cmd_meta_delete(args: argparse.Namespace) -> int:
-    _, site = _open_site(args)
-    try:
-        def change(meta: dict[str, Any], item: Any) -> bool:
-            _writable(item, args.key)
-            return meta.pop(args.key, _MISSING) is not _MISSING
-
-        deleted = _change_meta(site, args.id, change)
-    finally:
-        site.close()
-    if not deleted:
+    if not _edit_meta(args, lambda meta, item, field: meta.pop(args.key, _MISSING) is not _MISSING):
         raise CliError(f"Could not delete custom field '{args.key}'.")
     print(f"Success: Deleted custom field '{args.key}'.")
     return 0

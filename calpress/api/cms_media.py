@@ -47,7 +47,7 @@ from .cms_content_schema import ContentSchema, parse_slug_list
 from .scope import context_of, scope_of
 
 ALT_KEY = "_wp_attachment_image_alt"
-RESIZED_TYPES = frozenset(mime for mime, _ in images.IMAGE_FORMATS.values())  # images that get sub-sizes
+RESIZED_TYPES = images.RESIZED_TYPES
 MEDIA_STATUSES = ("inherit", "private", "trash")
 MEDIA_KINDS = ("image", "video", "text", "application", "audio")
 _FILENAME = re.compile(r"filename\*?=(?:\"([^\"]*)\"|([^;\s]+))", re.I)

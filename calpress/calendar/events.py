@@ -433,6 +433,16 @@ class EventInput:
     protected_meta: dict[str, Any] | None = None
 
 
+# The meta The Events Calendar keeps of what calpress holds in an event's row and links (dates,
+# zone, flags, venue and organizers): what a WXR export writes from the row, and an import reads
+# into it instead of storing as meta.
+ROW_META_KEYS = frozenset({
+    "_EventStartDate", "_EventEndDate", "_EventStartDateUTC", "_EventEndDateUTC", "_EventTimezone",
+    "_EventTimezoneAbbr", "_EventDuration", "_EventAllDay", "_EventHideFromUpcoming", "_tribe_featured",
+    "_EventVenueID", "_EventOrganizerID", "_EventShowMap", "_EventShowMapLink",
+})
+
+
 def event_times(
     ctx: Context, data: EventInput, before: EventRow | None
 ) -> tuple[dt.datetime, dt.datetime, dt.datetime, dt.datetime, str]:

@@ -38,6 +38,8 @@ __all__ = [
 # Pillow format -> (mime type, file extension): the image types the reference accepts.
 IMAGE_FORMATS = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"), "GIF": ("image/gif", "gif"),
                  "WEBP": ("image/webp", "webp")}
+# The types an upload of which gets sub-sizes (create_attachment); others are stored as files.
+RESIZED_TYPES = frozenset(mime for mime, _ in IMAGE_FORMATS.values())
 # The reference's default sizes: name, width, height, crop (0 means "any").
 SIZES = (("thumbnail", 150, 150, True), ("medium", 300, 300, False), ("medium_large", 768, 0, False),
          ("large", 1024, 1024, False), ("1536x1536", 1536, 1536, False), ("2048x2048", 2048, 2048, False))

@@ -62,7 +62,7 @@ import sqlalchemy as sa
 from .. import __version__
 from ..auth import users as user_store
 from ..calendar.definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
-from ..calendar.events import db_datetime, site_timezone
+from ..calendar.events import ROW_META_KEYS, db_datetime, site_timezone
 from ..calendar.values import truthy
 from ..compat.formatting import esc_url_raw
 from ..compat.php_serial import maybe_serialize, serialize
@@ -96,11 +96,7 @@ _INTERNAL_PREFIX = "_cal_"
 _SKIPPED_POST_META = frozenset({"_edit_lock", _FORMAT_KEY})
 _SKIPPED_COMMENT_META = frozenset({"_wxr_import_id"})
 # The event meta written from the event row and its links instead of the stored mirror.
-_EVENT_ROW_KEYS = frozenset({
-    "_EventStartDate", "_EventEndDate", "_EventStartDateUTC", "_EventEndDateUTC", "_EventTimezone",
-    "_EventTimezoneAbbr", "_EventDuration", "_EventAllDay", "_EventHideFromUpcoming", "_tribe_featured",
-    "_EventVenueID", "_EventOrganizerID", "_EventShowMap", "_EventShowMapLink",
-})
+_EVENT_ROW_KEYS = ROW_META_KEYS
 # The taxonomies written in the channel as wp:category and wp:tag; post formats are terms of
 # items only (WordPress lists no built-in taxonomy but these two).
 _CHANNEL_SPECIAL = ("category", "post_tag", "post_format")

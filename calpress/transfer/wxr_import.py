@@ -42,7 +42,7 @@ from .. import net
 from ..auth import users as user_store
 from ..calendar import imports
 from ..calendar.definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
-from ..calendar.events import EventInput, LinkedInput, linked_meta, set_event_links, valid_timezone, write_event
+from ..calendar.events import ROW_META_KEYS, EventInput, LinkedInput, linked_meta, set_event_links, valid_timezone, write_event
 from ..calendar.fields import kind_of
 from ..calendar.values import truthy
 from ..compat.php_serial import maybe_unserialize
@@ -53,7 +53,7 @@ from ..content.items import Context, Item, ItemChanges
 from ..media import uploads
 from ..media.attachments import create_attachment
 from ..media.files import create_file_attachment
-from ..media.images import IMAGE_FORMATS
+from ..media.images import RESIZED_TYPES
 from ..rest.errors import RestError
 from ..store.tables import comments as comments_table
 from ..store.tables import posts
@@ -67,15 +67,9 @@ IMPORTED_TYPES = ("post", "page", "attachment", EVENT_TYPE, VENUE_TYPE, ORGANIZE
 GLOBAL_ID_KEY = imports.GLOBAL_ID_KEY
 COMMENT_ID_KEY = "_wxr_import_id"
 MAX_ATTACHMENT_BYTES = 64 * 1024 * 1024
-# Images that get sub-sizes (as an upload through cms/v2/media); other files are stored as they are.
-RESIZED_TYPES = frozenset(mime for mime, _ in IMAGE_FORMATS.values())
 
 # Meta the importer turns into fields (or drops, as meaning nothing here) instead of storing.
-_EVENT_KEYS = frozenset({
-    "_EventStartDate", "_EventEndDate", "_EventStartDateUTC", "_EventEndDateUTC", "_EventTimezone",
-    "_EventTimezoneAbbr", "_EventAllDay", "_EventDuration", "_EventVenueID", "_EventOrganizerID", "_EventCost",
-    "_EventURL", "_EventShowMap", "_EventShowMapLink", "_EventHideFromUpcoming", "_tribe_featured",
-})
+_EVENT_KEYS = ROW_META_KEYS | {"_EventCost", "_EventURL"}
 _DROPPED_KEYS = frozenset({"_edit_lock", "_edit_last", "_pingme", "_encloseme", "_thumbnail_id", "_wp_attached_file",
                            "_wp_attachment_metadata", GLOBAL_ID_KEY, "_cal_import_digest"})
 _ZERO_DATE = "0000-00-00 00:00:00"

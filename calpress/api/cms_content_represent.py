@@ -13,7 +13,7 @@ from ..content import items as item_service
 from ..content import permissions, rendering
 from ..content.items import Item, Related
 from ..rest import schema as rest_schema
-from ..rest.controller import fields_for_context, wants_field
+from ..rest.controller import ContextFields, wants_field
 from ..rest.encoding import Kept
 from ..rest.errors import RestError
 from ..rest.links import finish_links
@@ -36,6 +36,7 @@ class ContentRepresentation:
 
     def __init__(self, schema: ContentSchema, route_name: str) -> None:
         self.schema = schema
+        self.fields = ContextFields()
         self.registry = schema.registry
         self.type = schema.type
         self.route_name = route_name
@@ -72,7 +73,7 @@ class ContentRepresentation:
         if not found:
             return Related()
         context = request.get_param("context") or "view"
-        shown = fields_for_context(self.schema.item_schema, context)
+        shown = self.fields(self.schema.item_schema, context)
         want_links = wants_field(request, "_links") or wants_field(request, "_embedded")
         want_terms = any(wants_field(request, t.rest_base) for t in self.schema.taxonomies) or wants_field(request, "class_list")
         related = item_service.load_related(
@@ -119,7 +120,7 @@ class ContentRepresentation:
         fields that context and ``_fields`` ask for are computed. ``password`` is the one a
         single-item read was given (collections never take one)."""
         context_name = str(request.get_param("context") or "view")
-        shown = fields_for_context(self.schema.item_schema, context_name)
+        shown = self.fields(self.schema.item_schema, context_name)
         ctx = context_of(request)
 
         def want(name: str) -> bool:

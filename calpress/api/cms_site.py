@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..content.types import ContentType, Status, type_labels, type_supports
-from ..rest.controller import context_param, fields_for_context, wants_field
+from ..rest.controller import ContextFields, context_param, wants_field
 from ..rest.errors import RestError, auth_status, forbidden
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
@@ -97,6 +97,7 @@ TYPE_SCHEMA: dict[str, Any] = {
         },
     },
 }
+_TYPE_FIELDS = ContextFields()
 
 
 def _type_routes(api: Api) -> list[Route]:
@@ -104,7 +105,7 @@ def _type_routes(api: Api) -> list[Route]:
 
     def prepare(request: RestRequest, content_type: ContentType) -> dict[str, Any]:
         context = request.get_param("context") or "view"
-        shown = fields_for_context(TYPE_SCHEMA, context)
+        shown = _TYPE_FIELDS(TYPE_SCHEMA, context)
         public = content_type.public
         values: dict[str, Any] = {
             "capabilities": lambda: dict(content_type.caps),
@@ -199,6 +200,7 @@ STATUS_SCHEMA: dict[str, Any] = {
         "date_floating": _ro("Whether posts of this status may have floating published dates.", "boolean", ["view", "edit"]),
     },
 }
+_STATUS_FIELDS = ContextFields()
 
 
 def _status_routes(api: Api) -> list[Route]:
@@ -215,7 +217,7 @@ def _status_routes(api: Api) -> list[Route]:
 
     def prepare(request: RestRequest, status: Status) -> dict[str, Any]:
         context = request.get_param("context") or "view"
-        shown = fields_for_context(STATUS_SCHEMA, context)
+        shown = _STATUS_FIELDS(STATUS_SCHEMA, context)
         values: dict[str, Any] = {
             "name": status.label,
             "private": status.private,

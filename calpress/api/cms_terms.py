@@ -18,7 +18,7 @@ from ..content import terms as tax_store
 from ..content.slugs import sanitize_title
 from ..content.taxonomies import DEFAULT_CATEGORY_ID, REST_NAMESPACE, Taxonomy
 from ..content.terms import Term, TermQuery
-from ..rest.controller import collection_params, context_param, fields_for_context, wants_field
+from ..rest.controller import ContextFields, collection_params, context_param, wants_field
 from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
@@ -104,6 +104,7 @@ TAXONOMY_SCHEMA: dict[str, Any] = {
         },
     },
 }
+_TAXONOMY_FIELDS = ContextFields()
 
 
 def _taxonomy_routes(api: Api) -> list[Route]:
@@ -121,7 +122,7 @@ def _taxonomy_routes(api: Api) -> list[Route]:
 
     def prepare(request: RestRequest, taxonomy: Taxonomy) -> dict[str, Any]:
         context = request.get_param("context") or "view"
-        shown = fields_for_context(TAXONOMY_SCHEMA, context)
+        shown = _TAXONOMY_FIELDS(TAXONOMY_SCHEMA, context)
         values: dict[str, Any] = {
             "name": lambda: taxonomy.label,
             "slug": lambda: taxonomy.name,
@@ -224,6 +225,7 @@ class TermsController:
         self.registry = api.site.registry
         self.taxonomy = taxonomy
         self.schema = self._item_schema()
+        self.fields = ContextFields()
 
     # -- schema and arguments ------------------------------------------------------------------
 
@@ -370,7 +372,7 @@ class TermsController:
     def prepare(self, request: RestRequest, term: Term, related: dict[int, Term]) -> dict[str, Any]:
         """The term as the request's context shows it; ``related`` holds its ancestors."""
         context = request.get_param("context") or "view"
-        shown = fields_for_context(self.schema, context)
+        shown = self.fields(self.schema, context)
         data: dict[str, Any] = {}
         if "id" in shown:
             data["id"] = term.id

@@ -67,27 +67,36 @@ def _sanitize_key(value: Any, request: RestRequest, name: str) -> str:
     return "".join(ch for ch in text if ch.isascii() and (ch.isalnum() or ch in "_-"))
 
 
-# (id of schema, context) -> (the schema itself, its fields). Holding the schema keeps its id from
-# being reused by another dict while the entry lives (schemas rebuilt per app, as in tests).
-_FIELD_CACHE: dict[tuple[int, str], tuple[dict[str, Any], frozenset[str]]] = {}
-
-
 def fields_for_context(item_schema: dict[str, Any], context: str) -> frozenset[str]:
-    """Top-level properties shown in ``context`` (cached per schema), so that controllers build
-    only those, as the reference's get_fields_for_response lets them."""
-    key = (id(item_schema), context)
-    cached = _FIELD_CACHE.get(key)
-    if cached is not None and cached[0] is item_schema:
-        return cached[1]
-    found = frozenset(
+    """Top-level properties shown in ``context``, so that controllers build only those, as the
+    reference's get_fields_for_response lets them. Worked out each call: controllers keep theirs
+    in a :class:`ContextFields`."""
+    return frozenset(
         name
         for name, prop in item_schema.get("properties", {}).items()
         if context in prop.get("context", ("view", "edit", "embed"))
     )
-    if len(_FIELD_CACHE) >= 1024:
-        _FIELD_CACHE.clear()
-    _FIELD_CACHE[key] = (item_schema, found)
-    return found
+
+
+class ContextFields:
+    """:func:`fields_for_context` remembered per context for one owner's item schema (a
+    controller's, or a module's constant one); a schema replaced since is worked out anew. Kept by
+    its owner, not in a table of the module: such a table kept every app's schemas alive, and
+    through their validators the apps (a test run held hundreds of sites)."""
+
+    __slots__ = ("_found", "_schema")
+
+    def __init__(self) -> None:
+        self._schema: dict[str, Any] | None = None
+        self._found: dict[str, frozenset[str]] = {}
+
+    def __call__(self, item_schema: dict[str, Any], context: str) -> frozenset[str]:
+        if item_schema is not self._schema:
+            self._schema, self._found = item_schema, {}
+        found = self._found.get(context)
+        if found is None:
+            found = self._found[context] = fields_for_context(item_schema, context)
+        return found
 
 
 def prepare_for_context(data: dict[str, Any], item_schema: dict[str, Any], request: RestRequest) -> dict[str, Any]:

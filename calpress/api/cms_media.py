@@ -519,7 +519,7 @@ class MediaController(ContentController):
         except FileNotFoundError:
             raise unknown from None
         except editing.EditError as err:
-            raise RestError(err.code, err.message, status=err.status) from None
+            raise RestError(err.code, err.message, status=err.status, **({"params": err.params} if err.params else {})) from None
         post = params.get("post")
         changes = ItemChanges(
             title=str(params["title"]) if params.get("title") is not None else item.title,

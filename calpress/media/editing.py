@@ -7,26 +7,39 @@ EXIF orientation first. Modifiers apply in order: ``rotate`` by ``angle`` degree
 (multiples of 360 change nothing), ``flip`` horizontally and/or vertically, ``crop`` by ``left``,
 ``top``, ``width`` and ``height`` in percent of the current size (the whole image changes
 nothing). An edit that changes nothing raises :class:`EditError` ``rest_image_not_edited``.
+
+What one edit may cost is bounded before any pixel is touched: at most :data:`MAX_MODIFIERS`
+modifiers, and the size of the image after each of them is worked out from the source's header
+(a rotation by other than a right angle grows the canvas to hold the turned corners: eight
+turns of 45 degrees make a square 256 times as many pixels); an edit whose image would at any
+step exceed :data:`EDIT_MAX_PIXELS` is refused (``rest_invalid_param`` naming ``modifiers``).
+The reference has neither bound, and answers such a request after minutes with a 500, if at all.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from PIL import Image, ImageOps
 
-from .images import IMAGE_FORMATS, encode, exif_orientation, read_image, upright
+from .images import IMAGE_FORMATS, MAX_PIXELS, encode, exif_orientation, read_image, upright
 
 EDITABLE = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+MAX_MODIFIERS = 10
+"""Modifiers one edit may hold (the block editor's image editor sends a crop and a rotation)."""
+EDIT_MAX_PIXELS = MAX_PIXELS // 2
+"""Pixels the image may have after any modifier of an edit (50 million: a 200 MB canvas in RGBA)."""
 _EDITED = re.compile(r"-edited(?:-\d+)?$")
 
 
 class EditError(ValueError):
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400, params: dict[str, str] | None = None) -> None:
         super().__init__(message)
-        self.code, self.message, self.status = code, message, status
+        self.code, self.message, self.status, self.params = code, message, status, params
 
 
 def edited_name(file_name: str) -> str:
@@ -50,6 +63,44 @@ def _number(args: Any, name: str) -> float:
     if number != number or number in (float("inf"), float("-inf")):
         raise EditError("rest_invalid_param", f"The {name} of a modifier must be a number.")
     return number
+
+
+def _rotated_size(size: tuple[int, int], args: Any) -> tuple[int, int]:
+    """At least the size Pillow's ``rotate(expand=True)`` gives: the box holding the turned
+    corners (a pixel more each way for rounding)."""
+    angle = _number(args, "angle") % 360
+    if angle == 0:
+        return size
+    if angle in (90, 270):
+        return size[1], size[0]
+    radians = math.radians(angle)
+    cos, sin = abs(math.cos(radians)), abs(math.sin(radians))
+    w, h = size
+    return math.ceil(w * cos + h * sin) + 1, math.ceil(w * sin + h * cos) + 1
+
+
+def _cropped_size(size: tuple[int, int], args: Any) -> tuple[int, int]:
+    width, height = (_number(args, name) for name in ("width", "height"))
+    return max(1, math.ceil(size[0] * min(max(width, 0), 100) / 100)), max(1, math.ceil(size[1] * min(max(height, 0), 100) / 100))
+
+
+_SIZE_AFTER = {"rotate": _rotated_size, "flip": lambda size, args: size, "crop": _cropped_size}
+
+
+def check_cost(size: tuple[int, int], modifiers: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """The size of the image after ``modifiers``, from the source's ``size`` (upright); raises
+    :class:`EditError` for more than :data:`MAX_MODIFIERS` modifiers or a step over
+    :data:`EDIT_MAX_PIXELS`. No pixel is touched."""
+    if len(modifiers) > MAX_MODIFIERS:
+        raise EditError("rest_invalid_param", f"An edit may hold {MAX_MODIFIERS} modifiers at most.",
+                        params={"modifiers": f"modifiers must contain no more than {MAX_MODIFIERS} items."})
+    for step, modifier in enumerate(modifiers):
+        size = _SIZE_AFTER[modifier["type"]](size, modifier["args"])
+        if size[0] * size[1] > EDIT_MAX_PIXELS:
+            raise EditError("rest_invalid_param", f"The image would be {size[0]}x{size[1]} pixels after modifier {step}: "
+                            f"an edit may make at most {EDIT_MAX_PIXELS:,} pixels.",
+                            params={"modifiers": f"modifiers[{step}] would make the image larger than {EDIT_MAX_PIXELS:,} pixels."})
+    return size
 
 
 def _rotate(image: Image.Image, args: Any) -> Image.Image | None:
@@ -110,7 +161,17 @@ def modifiers_from(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def apply_edits(data: bytes, modifiers: Sequence[dict[str, Any]]) -> tuple[bytes, str]:
-    """The edited image's bytes and its Pillow format."""
+    """The edited image's bytes and its Pillow format. The cost is checked (:func:`check_cost`)
+    from the source's header before the source is decoded."""
+    try:
+        with Image.open(io.BytesIO(data)) as probe:
+            size = probe.size
+            if exif_orientation(probe) in (5, 6, 7, 8):
+                size = size[1], size[0]
+    except Exception:  # not an image (or a broken one): read_image below says which
+        size = None
+    if size is not None:
+        check_cost(size, modifiers)
     try:
         image, fmt = read_image(data)
     except ValueError:
@@ -128,4 +189,5 @@ def apply_edits(data: bytes, modifiers: Sequence[dict[str, Any]]) -> tuple[bytes
     return encode(result, fmt, icc_profile=image.info.get("icc_profile")), fmt
 
 
-__all__ = ["EDITABLE", "IMAGE_FORMATS", "EditError", "apply_edits", "edited_name", "modifiers_from"]
+__all__ = ["EDITABLE", "EDIT_MAX_PIXELS", "IMAGE_FORMATS", "MAX_MODIFIERS", "EditError", "apply_edits", "check_cost",
+           "edited_name", "modifiers_from"]

@@ -87,6 +87,7 @@ class _Reader:
         self.header_name = b""
         self.header_value = b""
         self.headers: dict[str, str] = {}
+        self.disposition = b""  # the Content-Disposition header as sent, read in headers_finished
         self.buffer: bytearray | None = None
         self.upload: UploadedFile | None = None
         self.name = ""
@@ -112,6 +113,7 @@ class _Reader:
         if self.parts > MAX_PARTS:
             raise invalid(f"A form may hold {MAX_PARTS} parts at most.")
         self.headers = {}
+        self.disposition = b""
         self.buffer = None
         self.upload = None
 
@@ -124,11 +126,16 @@ class _Reader:
     def header_end(self) -> None:
         name = self.header_name.decode("latin-1").strip().lower()
         self.headers[name] = self.header_value.decode("utf-8", "replace").strip()
+        if name == "content-disposition":
+            self.disposition = self.header_value.strip()
         self.header_name = b""
         self.header_value = b""
 
     def headers_finished(self) -> None:
-        disposition, options = parse_options_header(self.headers.get("content-disposition", ""))
+        # Parsed from its bytes: browsers send a file name as UTF-8 between quotes (RFC 7578 4.2),
+        # and the parser reads bytes as Latin-1, one character a byte, which it gives back
+        # unchanged; a decoded name outside Latin-1 (фото.png) would not go back through it.
+        disposition, options = parse_options_header(self.disposition)
         if disposition != b"form-data" or b"name" not in options:
             raise invalid("Every part of a form needs a Content-Disposition: form-data header with a name.")
         self.name = options[b"name"].decode("utf-8", "replace")

@@ -517,3 +517,59 @@ def test_the_link_of_an_unattached_file_is_its_page(app, client, admin):
     assert loose["source_url"] not in client.get("/harbour-2/").text
     set_option(app, "permalink_structure", "")
     assert client.get(f"{MEDIA}/{loose['id']}").json["link"] == f"http://example.test/?attachment_id={loose['id']}"
+
+
+@pytest.mark.parametrize("name", ["фото.png", "写真.png", "😀 party.png", "café.png"])
+def test_file_names_outside_latin_1_upload(client, admin, name):
+    """Browsers send a form's file name as UTF-8 between quotes; such names were a 500, anonymously too,
+    since the body is read before authentication."""
+    anonymous = form_upload(client, None, image_bytes("PNG"), name)
+    assert anonymous.status_code == 401 and anonymous.json["code"] == "rest_cannot_create"
+    response = form_upload(client, admin, image_bytes("PNG"), name)
+    assert response.status_code == 201, response.json
+    stem = name.rsplit(".", 1)[0]
+    assert response.json["title"]["raw"] == stem
+    assert response.json["mime_type"] == "image/png"
+
+
+def square_png(side: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (side, side), (200, 30, 30)).save(buffer, "PNG", optimize=True)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("modifiers", "needle"),
+    [
+        # Each 45-degree turn doubles a square's pixels: eight make 256 times as many (a 5 KB PNG took
+        # 38 s and 1.7 GB before it was refused after the work).
+        ([{"type": "rotate", "args": {"angle": 45}}] * 8, "modifiers[5] would make the image larger"),
+        ([{"type": "rotate", "args": {"angle": 45}}] * 3 + [{"type": "crop", "args": {"left": 0, "top": 0, "width": 10, "height": 10}}]
+         + [{"type": "rotate", "args": {"angle": 45}}] * 8, "no more than"),
+        ([{"type": "flip", "args": {"flip": {"horizontal": True}}}] * 11, "no more than"),
+    ],
+)
+def test_an_edit_whose_cost_is_unbounded_is_refused_before_any_work(app, client, admin, monkeypatch, modifiers, needle):
+    from calpress.media import editing
+
+    data = square_png(1000)  # a million pixels in a few KB
+    assert len(data) < 10_000
+    original = raw_upload(client, admin, data, "square.png", "image/png").json
+    before_files, before_rows = stored_files(app), attachment_count(client, admin)
+    monkeypatch.setattr(editing.Image.Image, "rotate", lambda *a, **k: pytest.fail("rotated before the cost was checked"))
+    response = client.post(f"{MEDIA}/{original['id']}/edit", user=admin, json={"src": original["source_url"], "modifiers": modifiers})
+    assert response.status_code == 400, response.json
+    assert response.json["code"] == "rest_invalid_param" and needle in response.json["data"]["params"]["modifiers"]
+    assert stored_files(app) == before_files and attachment_count(client, admin) == before_rows
+
+
+def test_an_edit_within_the_bounds_still_turns_by_any_angle(app, client, admin):
+    from calpress.media import editing
+
+    original = raw_upload(client, admin, square_png(300), "turn.png", "image/png").json
+    modifiers = [{"type": "rotate", "args": {"angle": 45}}] * 3 + [{"type": "flip", "args": {"flip": {"vertical": True}}}]
+    response = client.post(f"{MEDIA}/{original['id']}/edit", user=admin, json={"src": original["source_url"], "modifiers": modifiers})
+    assert response.status_code == 201, response.json
+    width, height = opened(app, client, response.json["source_url"]).size
+    assert 300 * 2 ** 1.5 <= width <= 300 * 2 ** 1.5 + 12 and width == height
+    assert editing.check_cost((300, 300), modifiers)[0] >= width  # the estimate never undershoots Pillow

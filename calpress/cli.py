@@ -489,8 +489,11 @@ def _print_run(source: str, run: Any, porcelain: bool) -> int:
     if run.state == "failed" or run.error:
         print(f"Error: Import {run.record_id} of {source} failed: {run.error}", file=sys.stderr)
         return 1
+    # Skipped: unchanged events, and the feed's events that were not imported (see the warnings).
+    dropped = run.left_out + len(run.problems)
+    note = f" ({dropped} not imported: see the warnings above)" if dropped else ""
     print(f"Success: Imported {source} (record {run.record_id}): {len(run.created)} created, "
-          f"{len(run.updated)} updated, {len(run.skipped)} skipped.")
+          f"{len(run.updated)} updated, {len(run.skipped) + dropped} skipped{note}.")
     return 0
 
 

@@ -6,7 +6,9 @@ One run (``calpress import ics``, a due schedule of ``calpress import run-due``)
 1. the feed is read: a file's bytes, or an address fetched through the site's guarded client
    (outside any transaction; ``webcal://`` is https);
 2. :func:`.ics_import.parse_feed` turns it into single events within a window (by default a
-   month back to a year ahead), occurrences of a series each remembering their series;
+   month back to a year ahead), occurrences of a series each remembering their series; what it
+   leaves out (broken or repeated components, what a cap or its time budget cut) is counted in
+   ``FeedRun.left_out`` and named in the warnings;
 3. a pending import record is made (the schedule's child when a schedule runs) and the events go
    in batches through :func:`.imports.receive_batch`, each batch in a transaction of its own: the
    record's progress, activity and state read as for a pushed import, and a failure leaves the
@@ -14,7 +16,8 @@ One run (``calpress import ics``, a due schedule of ``calpress import run-due``)
 4. every event carries ``global_id`` = ``ics:<source>#<UID[@RECURRENCE-ID]>``: a re-run updates
    the events it made instead of adding copies. Events an earlier run made whose occurrence is in
    the window but no longer in the feed are reported as vanished, and moved to the trash only
-   when asked (``remove_missing``).
+   when asked (``remove_missing``) and when the parser left nothing out: an event it could not
+   read, or that its budget or a cap cut, would look vanished too (a warning says so).
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ WINDOW_AHEAD = dt.timedelta(days=366)
 @dataclass
 class FeedRun:
     """What a run did: its record, the events created, updated and skipped (ids), the events
-    that could not be saved (global id -> reason), the parser's warnings, the vanished events
-    (ids) and those moved to the trash."""
+    that could not be saved (global id -> reason), how many of the feed's events the parser left
+    out (broken, repeated, over a cap or the budget: each named in its warnings), the parser's
+    warnings, the vanished events (ids) and those moved to the trash."""
 
     record_id: int = 0
     state: str = ""
@@ -52,6 +56,7 @@ class FeedRun:
     updated: list[int] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)
+    left_out: int = 0
     warnings: list[str] = field(default_factory=list)
     vanished: list[int] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
@@ -123,6 +128,7 @@ def run_feed_import(
         return _failed(site, ctx, record, run, "feed-unreadable", f"The feed could not be read: {err}")
     del raw  # the feed's text is not needed any more: only its events are kept
     run.warnings = list(parsed.warnings)
+    run.left_out = parsed.skipped
     prefix = f"ics:{name}#"
     found = parsed.events
     batches = max(1, math.ceil(len(found) / batch_size))
@@ -153,7 +159,10 @@ def run_feed_import(
             if global_id in seen or status in ("trash", imports.IGNORED_STATUS) or not start <= starts.date() < end:
                 continue
             run.vanished.append(item_id)
-        if remove_missing:
+        if remove_missing and run.left_out and run.vanished:
+            run.warnings.append(f"{len(run.vanished)} event(s) no longer found in the feed were not moved to the trash: "
+                                f"{run.left_out} of the feed's events were not imported, and they may be among them.")
+        elif remove_missing:
             acting = imports.acting_context(conn, ctx, record)
             for item in item_service.get_items(conn, run.vanished).values():
                 trash(conn, acting, item)

@@ -2,7 +2,8 @@
 warning), unfolded, and cut into its VEVENT and VTIMEZONE blocks, each of which
 :mod:`.ics_import` then parses on its own with icalendar, a UID group at a time. A document that
 is not iCalendar at all raises :class:`FeedError`; what is broken inside it is dropped with a
-warning, so one bad component does not cost the rest.
+warning naming it, so one bad component (even one whose BEGIN and END do not pair up, see
+:func:`split`) does not cost the rest.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Document:
     header: dict[str, str] = field(default_factory=dict)  # X-WR-CALNAME, X-WR-TIMEZONE (first seen)
     timezones: list[list[str]] = field(default_factory=list)  # VTIMEZONE blocks (lines)
     events: list[list[str]] = field(default_factory=list)  # VEVENT blocks, without subcomponents
+    skipped: int = 0  # VEVENTs skipped because the nesting around them was broken
 
 
 def text_of(data: bytes | str, warnings: list[str]) -> str:
@@ -51,22 +53,50 @@ def _lines(text: str) -> list[str]:
     return [line for line in _LINE_BREAK.split(_FOLD.sub("", text)) if line.strip()]
 
 
+# Components that stand at the top of a VCALENDAR: a BEGIN of one inside another means that one
+# was left open (RFC 5545 nests only alarms in events and to-dos, and zone parts in VTIMEZONE).
+_TOP_LEVEL = frozenset({"VEVENT", "VTODO", "VJOURNAL", "VFREEBUSY", "VTIMEZONE", "VAVAILABILITY"})
+
+
 def split(text: str, warnings: list[str]) -> Document:
     """The header values and the VTIMEZONE and VEVENT blocks of every VCALENDAR, following the
-    nesting (a VEVENT's own subcomponents left out); a component left open (its END missing) is
-    dropped with a warning, an END of nothing open is ignored."""
+    nesting (a VEVENT's own subcomponents left out). What breaks the nesting costs only the
+    component it is in, which is skipped with a warning naming it (its UID, else its first line)
+    and counted in ``Document.skipped`` when it is a VEVENT, and the reading goes on:
+
+    * a component left open (its END missing before the next top-level BEGIN, a BEGIN:VCALENDAR,
+      an END:VCALENDAR or the end of the document);
+    * an END naming neither the open component nor one around it (``END:VTODO`` in a VEVENT):
+      like icalendar and ical.js, it closes the innermost open component; when that is the
+      top-level one, the component is skipped, when it is a subcomponent (an alarm) it is only
+      closed;
+    * an inner component left open inside an outer one's END is closed with it;
+    * an END of nothing open is ignored, and a VEVENT or VTIMEZONE begun after an END:VCALENDAR
+      (a stray one in the middle of the document) is read as part of the calendar."""
     lines = _lines(text)
     if not lines or lines[0].strip().upper() != "BEGIN:VCALENDAR":
         raise FeedError("Not an iCalendar document: it does not start with BEGIN:VCALENDAR.")
     document = Document()
     stack: list[str] = []  # the open components, VCALENDAR first; empty between calendars
     block: list[str] = []  # the lines of the open top-level component
+    begun = 0  # the line number of its BEGIN
+    reopened = False
 
     def keep() -> None:
         if stack[1] == "VEVENT":
             document.events.append(block)
         elif stack[1] == "VTIMEZONE":
             document.timezones.append(block)
+
+    def drop(why: str) -> None:
+        """The open top-level component is skipped: ``why`` ends the warning's sentence."""
+        name = stack[1]
+        uid = uid_key(block) if name == "VEVENT" else ""
+        label = f'A {name} ("{uid}", line {begun})' if uid else f"A {name} (line {begun})"
+        warnings.append(f"{label} {why}; it was skipped.")
+        if name == "VEVENT":
+            document.skipped += 1
+        del stack[1:]
 
     for number, line in enumerate(lines, 1):
         match = _BEGIN_END.fullmatch(line.strip())
@@ -79,31 +109,45 @@ def split(text: str, warnings: list[str]) -> Document:
         begin, name = match.group(1).upper() == "BEGIN", match.group(2).strip().upper()
         if name == "VCALENDAR":
             if len(stack) > 1:
-                warnings.append(f"A {stack[1]} left open before line {number} was skipped.")
+                drop(f"was left open before line {number}")
             stack, block = (["VCALENDAR"] if begin else []), []
-        elif not stack:
-            continue  # outside any VCALENDAR
-        elif begin:
-            if len(stack) == 2 and name == stack[1]:
-                warnings.append(f"A {stack[1]} left open before line {number} was skipped.")
-                del stack[1:]
+            continue
+        if not stack:
+            if not begin or name not in ("VEVENT", "VTIMEZONE"):
+                continue  # outside any VCALENDAR
+            if not reopened:
+                warnings.append(f"Line {number} begins a {name} after the calendar's END:VCALENDAR; it was read all the same.")
+                reopened = True
+            stack = ["VCALENDAR"]
+        if begin:
+            if len(stack) > 1 and name in _TOP_LEVEL:
+                drop(f"was left open before line {number}")
             if len(stack) == 1:
-                block = []
+                block, begun = [], number
             if len(stack) == 1 or stack[1] == "VTIMEZONE":
                 block.append(line)
             stack.append(name)
-        elif name not in stack[1:]:
+        elif len(stack) == 1:
             warnings.append(f"Line {number} ends a {name or 'component'} that was not begun; it was ignored.")
-        else:
+        elif name in stack[1:]:
             while stack[-1] != name:  # inner components left open end with it
+                if stack[1] == "VTIMEZONE":
+                    block.append(f"END:{stack[-1]}")
                 stack.pop()
             if len(stack) == 2 or stack[1] == "VTIMEZONE":
                 block.append(line)
             if len(stack) == 2:
                 keep()
             stack.pop()
+        elif len(stack) == 2:
+            drop(f"ends with END:{name} at line {number}")
+        else:  # an inner component closed under another name: closed all the same
+            warnings.append(f"Line {number} ends a {name} where a {stack[-1]} was open; it was read as the {stack[-1]}'s end.")
+            if stack[1] == "VTIMEZONE":
+                block.append(f"END:{stack[-1]}")
+            stack.pop()
     if len(stack) > 1:
-        warnings.append(f"A {stack[1]} left open at the end of the feed was skipped.")
+        drop("was left open at the end of the feed")
     return document
 
 

@@ -9,20 +9,33 @@ are read by :mod:`.ics_zones`, and recurrence rules checked and bounded by :mod:
 Reading
     The document must start (after a byte order mark and blank lines) with ``BEGIN:VCALENDAR``,
     else :class:`FeedError`. It is split into its components first (lines unfolded, nesting
-    followed), and each ``VEVENT`` and ``VTIMEZONE`` is parsed with ``icalendar`` on its own, so
-    a broken component (unparsable line, missing ``END``, unreadable ``DTSTART``...) is skipped
-    with a warning and the rest of the feed still reads. A ``VEVENT``'s own subcomponents
-    (alarms) are dropped unread. Other components (``VTODO``...) are ignored. Several
-    ``VCALENDAR`` in one document are read as one.
+    followed, :func:`.ics_document.split`), and each ``VEVENT`` and ``VTIMEZONE`` is parsed with
+    ``icalendar`` on its own, so a broken component (unparsable line, missing or mismatched
+    ``END``, unreadable ``DTSTART``...) is skipped with a warning naming it (its UID, else its
+    line) and the rest of the feed still reads: an ``END`` that does not match its ``BEGIN``
+    closes the component it ends (which is skipped), as icalendar and ical.js read it, and a
+    ``VEVENT`` after a stray ``END:VCALENDAR`` is read all the same. A ``VEVENT``'s own
+    subcomponents (alarms) are dropped unread. Other components (``VTODO``...) are ignored.
+    Several ``VCALENDAR`` in one document are read as one.
+
+    What is left out because something is wrong with it is counted in ``ParsedFeed.skipped``
+    (``VEVENT`` components; for the ``max_events`` cap, occurrences) and named in a warning, so
+    an import's summary never says "0 skipped" when events were dropped.
 
 Occurrences
     ``RRULE``, ``RDATE`` and ``EXDATE`` are expanded with ``recurring_ical_events``, one query per
-    ``UID``; ``RECURRENCE-ID`` overrides replace their occurrence (the highest ``SEQUENCE`` wins).
-    Every event, recurring or not, is kept when it overlaps ``[window_start, window_end)``, the
-    window's days read in the event's own zone. ``STATUS:CANCELLED`` occurrences are skipped
-    (one warning per ``UID``). Before the expansion each rule is checked, because the engine
-    under it (dateutil) searches a rule that stops giving instants up to the year 9999, one
-    period at a time, and searches the days a sub-daily rule's day parts filter out slowly:
+    ``UID``; ``RECURRENCE-ID`` overrides replace their occurrence. An override with
+    ``RANGE=THISANDFUTURE`` replaces its occurrence and changes every later one (RFC 5545
+    3.8.4.4: its properties, its start moved by as much as it moved its own, its duration), until
+    a later such override. A ``UID`` given more than once without ``RECURRENCE-ID``, or an
+    override given more than once for one occurrence, keeps the one with the highest
+    ``SEQUENCE`` (the first of equals, as ``recurring_ical_events`` picks); the others are
+    skipped with a warning naming the ``UID``. Every event, recurring or not, is kept when it
+    overlaps ``[window_start, window_end)``, the window's days read in the event's own zone.
+    ``STATUS:CANCELLED`` occurrences are skipped (one warning per ``UID``). Before the expansion
+    each rule is checked, because the engine under it (dateutil) searches a rule that stops
+    giving instants up to the year 9999, one period at a time, and searches the days a
+    sub-daily rule's day parts filter out slowly:
 
     * rules that surely never occur (``FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30``, a ``BYSETPOS``
       beyond its set, ``FREQ=DAILY;INTERVAL=7;BYDAY=TU`` from a Monday...) and sub-daily rules
@@ -37,12 +50,23 @@ Occurrences
       a feed get 2,000,000 instants.
 
     At most ``max_occurrences`` per series and ``max_events`` per feed are returned (warnings say
-    what was left out), and series still waiting after 30 seconds of expansion are left out. An
-    adversarial rule that passes these checks can still cost a few seconds.
+    what was left out). An adversarial rule that passes these checks can still cost a few
+    seconds.
+
+Budget
+    The whole parse (reading the components, reading and matching the ``VTIMEZONE``, checking
+    and expanding the rules) gets ``budget_seconds`` of processor time (:data:`PARSE_SECONDS` by
+    default; the thread's own time, :class:`.ics_rules.Budget`), checked for each ``UID``, every
+    thousand instants of a rule, every few hundred occurrences, and inside the ``VTIMEZONE``
+    reading and matching. When it runs out the parse stops: the events returned so far are
+    kept, the rest are left out (counted in ``skipped``), and a warning says how many and names
+    their first ``UID``. It never hangs on a feed.
 
 Identity
     ``source_key`` is the ``UID`` for a single event and ``{UID}@{RECURRENCE-ID}`` for each
-    occurrence of a series (an override keeps the key of the occurrence it replaces), the
+    occurrence of a series (an override keeps the key of the occurrence it replaces, and each
+    occurrence a ``THISANDFUTURE`` override changed keeps its own: its original start, which
+    recurring_ical_events does not give, is its start moved back by the override's shift), the
     ``RECURRENCE-ID`` as a UTC ``YYYYMMDDTHHMMSSZ``, a ``YYYYMMDD`` for all-day series, and a
     ``YYYYMMDDTHHMMSS`` without ``Z`` for floating ones (their instant depends on the importing
     site, their wall time does not). A ``VEVENT`` without ``UID`` gets ``calpress-{hash}`` of
@@ -53,12 +77,19 @@ Time zones (the event's ``timezone`` and the wall times of ``start_date``/``end_
       "globally unique" ``/vendor/Europe/Berlin``): that zone, its wall times as written.
     * ``TZID`` naming a Windows zone (``Eastern Standard Time``): its IANA zone (a table of the
       common ones).
-    * Another ``TZID`` with a ``VTIMEZONE`` in the feed: the IANA zone whose UTC offsets agree
-      with it at 00:00 and 12:00 UTC of every day of the window's years (three at most; the
-      same abbreviations, then the zones of the Windows table, then ``Area/City`` names
-      preferred), with a warning; when none does, the times are read with the ``VTIMEZONE``
-      itself (recurrences keep its wall time) and converted to the feed's zone below, with a
-      warning. The match of a ``VTIMEZONE`` is remembered by its text (64 of them).
+    * Another ``TZID`` with a ``VTIMEZONE`` in the feed: the ``VTIMEZONE`` is read on its own
+      (:class:`.ics_zones.CustomZone`: its transitions worked out once through the window's
+      years, not dateutil's reading, which walks an Outlook-form zone's rules from 1601 on every
+      lookup) and matched to the IANA zone whose UTC offsets agree with it through the years of
+      the window its events fall in (read from the ``VEVENT`` lines before any is parsed: from
+      ``DTSTART`` to ``DTEND``, to ``UNTIL`` or the window's end for a rule, and each ``RDATE``;
+      the window's first three years when none does), checked twice a month and on both sides
+      of each of its own changes (the same abbreviations, then the zones of the Windows table,
+      then ``Area/City`` names preferred), with a warning; so the same feed gives the same times
+      whatever the window, as long as its events do. When no zone agrees through those years,
+      the times are read with the ``VTIMEZONE`` itself (recurrences keep its wall time) and
+      converted to the feed's zone below, with a warning. Readings and matches are remembered
+      by the definition's text without its ``TZID`` (64 of each).
     * ``TZID`` unknown and without ``VTIMEZONE``: the wall times are read as UTC times (so
       shown in the feed's zone below), with a warning.
     * UTC (``Z``) and floating times, and all-day events, take the feed's zone: ``X-WR-TIMEZONE``
@@ -76,7 +107,9 @@ All-day events
     start, means one day.
 
 Event data (``FeedEvent.data``)
-    ``title`` (``SUMMARY``, blanks collapsed, HTML-escaped: post titles are HTML),
+    ``title`` (``SUMMARY``, blanks collapsed, HTML-escaped: post titles are HTML; an event
+    without one, which RFC 5545 allows and Google Calendar exports, is titled
+    :data:`NO_TITLE` ``(No title)``, as Google Calendar shows it, with a warning naming its UID),
     ``description`` (``DESCRIPTION`` as plain text made HTML: escaped, blank lines separate
     ``<p>`` paragraphs, other line breaks become ``<br />``; HTML in it is shown, never
     interpreted), ``start_date``/``end_date`` (``YYYY-MM-DD HH:MM:SS`` wall times; a ``DTEND``
@@ -98,6 +131,9 @@ Event data (``FeedEvent.data``)
 ``icalendar`` keeps a process-wide cache of the ``VTIMEZONE`` definitions it has seen under
 non-IANA names; this module does not rely on it (each feed's zones are resolved from its own
 ``VTIMEZONE``), but the cache grows by one entry per new such name.
+
+The importer's expansion is checked against ``recurring_ical_events`` itself over a corpus of
+hand-written feeds (``tests/calendar/test_ics_corpus.py``).
 """
 
 from __future__ import annotations
@@ -106,7 +142,6 @@ import datetime
 import hashlib
 import html
 import re
-import time
 import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -119,17 +154,26 @@ from icalendar import Calendar, Component, vBroken, vRecur
 from . import ics_rules, ics_zones
 from .dates import is_valid_timezone, resolve_timezone
 from .ics_document import FeedError, parse_block, split, text_of, uid_key
+from .ics_rules import BudgetExceeded
 
-__all__ = ["MAX_EVENTS", "MAX_OCCURRENCES", "FeedError", "FeedEvent", "ParsedFeed", "parse_feed"]
+__all__ = ["MAX_EVENTS", "MAX_OCCURRENCES", "NO_TITLE", "PARSE_SECONDS", "FeedError", "FeedEvent", "ParsedFeed", "parse_feed"]
 
 MAX_OCCURRENCES = 5000
 """Occurrences of one series returned at most (a warning says when more were left out)."""
 MAX_EVENTS = 50_000
 """Events of one feed returned at most."""
+PARSE_SECONDS = 120.0
+"""Processor seconds one parse may spend (a feed of the largest size an import takes, 20 MB of
+plain events, reads in about a minute)."""
+NO_TITLE = "(No title)"
+"""The title of an event without SUMMARY, as Google Calendar shows one."""
 
 _RULE_STEPS = 50_000  # instants one rule may generate while it is checked against the window
 _FEED_STEPS = 2_000_000  # instants all the rules of a feed may generate while checked
-_EXPANSION_SECONDS = 30.0  # series expanded after this long are left out
+_NAMED = 10  # UIDs a warning names at most
+_ZONED = ("DTSTART", "DTEND", "RECURRENCE-ID", "RDATE", "EXDATE")
+_TZID_PARAM = re.compile(r';TZID=("[^"]*"|[^;:]*)', re.IGNORECASE)
+_UNTIL_YEAR = re.compile(r"UNTIL=(\d{4})", re.IGNORECASE)
 
 _UTC = datetime.UTC
 _DAY = datetime.timedelta(days=1)
@@ -172,6 +216,11 @@ class ParsedFeed:
     events: list[FeedEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """What was skipped, guessed or cut, and why; one line each."""
+    skipped: int = 0
+    """VEVENTs of the feed (or occurrences, when a cap cut them) that were not returned because
+    something was wrong with them or the budget ran out: broken or unreadable components,
+    repeated UIDs, the events beyond ``max_events``, the series left out of the budget. Each is
+    named in a warning. Cancelled events and occurrences outside the window are not counted."""
 
 
 def parse_feed(
@@ -182,14 +231,17 @@ def parse_feed(
     default_timezone: str = "UTC",
     max_occurrences: int = MAX_OCCURRENCES,
     max_events: int = MAX_EVENTS,
+    budget_seconds: float = PARSE_SECONDS,
 ) -> ParsedFeed:
     """The events of an iCalendar document that overlap ``[window_start, window_end)``.
 
     Raises :class:`FeedError` when ``data`` is not an iCalendar document, and ValueError for an
-    empty window. Anything wrong inside the document is skipped with a warning."""
+    empty window. Anything wrong inside the document is skipped with a warning. The parse stops
+    (with a warning naming what it left out) once it has spent ``budget_seconds`` of processor
+    time."""
     if window_end <= window_start:
         raise ValueError("window_end must be after window_start")
-    reader = _Reader(window_start, window_end, default_timezone, max_occurrences, max_events)
+    reader = _Reader(window_start, window_end, default_timezone, max_occurrences, max_events, budget_seconds)
     return reader.read(data)
 
 
@@ -277,6 +329,56 @@ def _sort_key(value: datetime.date) -> datetime.datetime:
     return value.astimezone(_UTC).replace(tzinfo=None)
 
 
+def _comparable(value: datetime.date, other: datetime.date) -> tuple[datetime.date, datetime.date]:
+    """Both as datetimes (a date at midnight in the other's zone) when one of them is one."""
+    if isinstance(value, datetime.datetime) == isinstance(other, datetime.datetime):
+        return value, other
+    zone = (value if isinstance(value, datetime.datetime) else other).tzinfo  # type: ignore[union-attr]
+    return tuple(  # type: ignore[return-value]
+        item if isinstance(item, datetime.datetime) else datetime.datetime.combine(item, _MIDNIGHT, tzinfo=zone)
+        for item in (value, other)
+    )
+
+
+def _shifts(components: list[Component]) -> dict[str, datetime.timedelta]:
+    """By RECURRENCE-ID (as :func:`_recurrence_text` writes it), how far each override for
+    ``RANGE=THISANDFUTURE`` moves its occurrence: recurring_ical_events moves every later one as
+    far, giving them all the override's RECURRENCE-ID, so their own is its start moved back."""
+    found = {}
+    for component in components:
+        prop = component.get("RECURRENCE-ID")
+        if prop is None or str(prop.params.get("RANGE", "")).upper() != "THISANDFUTURE":
+            continue
+        start, original = _comparable(component["DTSTART"].dt, prop.dt)
+        try:
+            found[_recurrence_text(prop.dt)] = start - original  # type: ignore[operator]
+        except TypeError:
+            continue
+    return found
+
+
+def _unshifted(start: datetime.date, recurrence_id: datetime.date, shift: datetime.timedelta) -> datetime.date:
+    """The original start of an occurrence that an override for this and future moved by ``shift``
+    (in the kind of its RECURRENCE-ID)."""
+    value, _ = _comparable(start, recurrence_id)
+    original = value - shift
+    if not isinstance(recurrence_id, datetime.datetime) and isinstance(original, datetime.datetime):
+        return original.date()
+    return original
+
+
+def _line_parts(line: str) -> tuple[str, str]:
+    """A content line's name with its parameters, and its value (split at the first colon
+    outside quotes)."""
+    quoted = False
+    for index, char in enumerate(line):
+        if char == '"':
+            quoted = not quoted
+        elif char == ":" and not quoted:
+            return line[:index], line[index + 1 :]
+    return line, ""
+
+
 # --------------------------------------------------------------------------------------------
 # The reader
 # --------------------------------------------------------------------------------------------
@@ -284,20 +386,30 @@ def _sort_key(value: datetime.date) -> datetime.datetime:
 
 class _Reader:
     def __init__(
-        self, window_start: datetime.date, window_end: datetime.date, default_timezone: str, max_occurrences: int, max_events: int
+        self,
+        window_start: datetime.date,
+        window_end: datetime.date,
+        default_timezone: str,
+        max_occurrences: int,
+        max_events: int,
+        budget_seconds: float,
     ) -> None:
         self.window_start = datetime.datetime.combine(window_start, _MIDNIGHT)
         self.window_end = datetime.datetime.combine(window_end, _MIDNIGHT)
-        self.years = (window_start.year, min(window_end.year, window_start.year + 2))  # for matching VTIMEZONEs
+        first, last = (max(2, min(9997, year)) for year in (window_start.year, (window_end - _DAY).year))
+        self.window_years = (first, last)  # the custom zones are exact through these years
         self.max_occurrences = max(1, max_occurrences)
         self.max_events = max(0, max_events)
         self.warnings: dict[str, None] = {}
         self.default_zone, self.default_name = self._default_zone(default_timezone)
         self.feed_zone, self.feed_name = self.default_zone, self.default_name
         self.xwr_zone: datetime.tzinfo | None = None
-        self.vtimezones: dict[str, Component] = {}
+        self.vtimezones: dict[str, tuple[Component, str]] = {}  # TZID -> VTIMEZONE, its definition's text
+        self.zone_years: dict[str, set[int]] = {}  # TZID -> the window's years its events fall in
         self.zones: dict[str, datetime.tzinfo] = {}
         self.steps_left = _FEED_STEPS
+        self.budget = ics_rules.Budget(budget_seconds)
+        self.skipped = 0
 
     # -- the whole feed ------------------------------------------------------------------------
 
@@ -305,15 +417,23 @@ class _Reader:
         first: list[str] = []
         document = split(text_of(data, first), first)
         self.warnings.update(dict.fromkeys(first))
+        self.skipped += document.skipped
         self._feed_zone(document.header.get("X-WR-TIMEZONE", ""))
-        for block in document.timezones:
-            try:
-                component = parse_block(block)
-                tzid = str(component["TZID"]).strip()
-            except Exception:
-                self.warn("A VTIMEZONE could not be read; it was skipped.")
-                continue
-            self.vtimezones.setdefault(tzid, component)
+        feed = ParsedFeed(name=document.header.get("X-WR-CALNAME", ""), timezone=document.header.get("X-WR-TIMEZONE", ""))
+        try:
+            for block in document.timezones:
+                self.budget.check()
+                try:
+                    component = parse_block(block)
+                    tzid = str(component["TZID"]).strip()
+                except Exception:
+                    self.warn("A VTIMEZONE could not be read; it was skipped.")
+                    continue
+                self.vtimezones.setdefault(tzid, (component, ics_zones.definition_key(block)))
+            if any(ics_zones.iana_name(tzid) is None for tzid in self.vtimezones):
+                self.zone_years = self._zone_years(document.events)
+        except BudgetExceeded:
+            pass  # every event is left out below
         # The VEVENTs are parsed a UID at a time (a series with its overrides), each group's
         # components dropped once expanded: icalendar's components weigh several kilobytes
         # each, and a whole feed's of them would make memory grow with the feed.
@@ -321,41 +441,139 @@ class _Reader:
         for block in document.events:
             buckets.setdefault(uid_key(block), []).append(block)
         document.events = []
-        feed = ParsedFeed(name=document.header.get("X-WR-CALNAME", ""), timezone=document.header.get("X-WR-TIMEZONE", ""))
-        expanding = 0.0  # seconds spent expanding series; the budget is _EXPANSION_SECONDS
-        left_out = 0
+        left: dict[str, int] = {}  # UIDs the budget left out -> their VEVENTs
+        seen: set[str] = set()  # source keys returned
+        beyond = 0  # VEVENTs not read once the feed had max_events events
         for key in list(buckets):
             blocks = buckets.pop(key)  # its lines are let go once read
-            groups: dict[str, list[Component]] = {}
-            for block in blocks:
-                try:
-                    event = self._event(block)
-                except Exception as err:  # a safety net: _event warns of what it knows
-                    self.warn(f"A VEVENT could not be read ({type(err).__name__}); it was skipped.")
-                    continue
-                if event is not None:
-                    groups.setdefault(str(event["UID"]), []).append(event)
+            if self.budget.exceeded:
+                left[key or "(no UID)"] = left.get(key or "(no UID)", 0) + len(blocks)
+                continue
+            try:
+                self.budget.check()
+                groups = self._groups(blocks)
+            except BudgetExceeded:
+                left[key or "(no UID)"] = left.get(key or "(no UID)", 0) + len(blocks)
+                continue
             for uid, components in groups.items():
-                if left_out or len(feed.events) >= self.max_events or expanding > _EXPANSION_SECONDS:
-                    left_out += 1
+                if self.budget.exceeded:
+                    left[uid] = left.get(uid, 0) + len(components)
                     continue
-                started = time.monotonic()
+                if len(feed.events) >= self.max_events:
+                    beyond += len(components)
+                    continue
                 try:
                     found = self._series(uid, components)
+                except BudgetExceeded:
+                    left[uid] = left.get(uid, 0) + len(components)
+                    continue
                 except Exception as err:  # a safety net: _series warns of what it knows
                     self.warn(f'Event "{uid}" could not be read ({type(err).__name__}); it was skipped.')
+                    self.skipped += len(components)
                     continue
-                finally:
-                    expanding += time.monotonic() - started
+                found = self._unseen(found, seen)
                 room = self.max_events - len(feed.events)
                 if len(found) > room:
-                    self.warn(f"The feed has more than {self.max_events} events; the rest were left out.")
+                    beyond += len(found) - room
                     found = found[:room]
                 feed.events.extend(found)
-        if left_out:
-            self.warn(f"{left_out} event(s) or series were left out: the feed is too large to read whole.")
+        if beyond:
+            self.warn(f"The feed has more than {self.max_events} events; the rest ({beyond}) were left out.")
+            self.skipped += beyond
+        if left:
+            count = sum(left.values())
+            names = ", ".join(f'"{uid}"' for uid in list(left)[:_NAMED])
+            more = f" and {len(left) - _NAMED} more" if len(left) > _NAMED else ""
+            self.warn(
+                f"The import ran out of its budget of {self.budget.seconds:g} s of processing time: {count} event(s) "
+                f"were left out: {names}{more}."
+            )
+            self.skipped += count
         feed.warnings = list(self.warnings)
+        feed.skipped = self.skipped
         return feed
+
+    def _groups(self, blocks: list[list[str]]) -> dict[str, list[Component]]:
+        """The VEVENTs of these blocks read, by UID (those that cannot be used are counted)."""
+        groups: dict[str, list[Component]] = {}
+        for block in blocks:
+            try:
+                event = self._event(block)
+            except Exception as err:  # a safety net: _event warns of what it knows
+                self.warn(f"A VEVENT could not be read ({type(err).__name__}); it was skipped.")
+                event = None
+            if event is None:
+                self.skipped += 1
+                continue
+            groups.setdefault(str(event["UID"]), []).append(event)
+        return groups
+
+    def _unseen(self, found: list[FeedEvent], seen: set[str]) -> list[FeedEvent]:
+        """``found`` without the occurrences whose key was returned already (none should be)."""
+        kept = []
+        for event in found:
+            if event.source_key in seen:
+                self.warn(
+                    f'Event "{event.uid}" gives the occurrence {event.recurrence_id or "(single)"} more than once; '
+                    "the repeats were skipped."
+                )
+                self.skipped += 1
+                continue
+            seen.add(event.source_key)
+            kept.append(event)
+        return kept
+
+    def _zone_years(self, blocks: list[list[str]]) -> dict[str, set[int]]:
+        """The years of the window the events of each TZID fall in, read from the VEVENTs' lines
+        before any is parsed (a zone is resolved when the first event naming it is read): the
+        years of DTSTART to DTEND, to UNTIL (or the window's end) for a rule, and of each RDATE."""
+        low, high = self.window_years
+        found: dict[str, set[int]] = {}
+        for block in blocks:
+            tzids: set[str] = set()
+            spans: list[tuple[int, int]] = []
+            start = end = None
+            rule, open_rule, until = False, False, 0
+            for line in block:
+                if not line[:14].upper().startswith((*_ZONED, "RRULE")):
+                    continue
+                head, value = _line_parts(line)
+                name = head.split(";", 1)[0].strip().upper()
+                if name == "RRULE":
+                    rule = True
+                    match = _UNTIL_YEAR.search(value)
+                    if match is None:
+                        open_rule = True
+                    else:
+                        until = max(until, int(match.group(1)))
+                    continue
+                if name not in _ZONED:
+                    continue
+                match = _TZID_PARAM.search(head)
+                if match is not None:
+                    tzids.add(match.group(1).strip().strip('"').strip())
+                years = [int(item.strip()[:4]) for item in value.split(",") if item.strip()[:4].isdigit()]
+                if not years:
+                    continue
+                if name == "DTSTART":
+                    start = years[0]
+                elif name == "DTEND":
+                    end = years[0]
+                elif name == "RDATE":
+                    spans += [(year, year) for year in years]
+            if not tzids:
+                continue
+            if start is not None:
+                last = max(start, end or start)
+                if rule:
+                    last = max(last, high if open_rule else until)
+                spans.append((start, last))
+            years_in = set()
+            for first, last in spans:
+                years_in.update(range(max(first, low), min(last, high) + 1))
+            for tzid in tzids:
+                found.setdefault(tzid, set()).update(years_in)
+        return found
 
     def warn(self, text: str) -> None:
         self.warnings[text] = None
@@ -396,18 +614,21 @@ class _Reader:
         key = ics_zones.iana_name(tzid)
         if key is not None:
             return ics_zones.zone_named(key)
-        component = self.vtimezones.get(tzid.strip())
-        if component is None:
+        found = self.vtimezones.get(tzid.strip())
+        if found is None:
             self.warn(f'Unknown time zone "{tzid}" (no VTIMEZONE): its times were read as UTC.')
             return _UTC
+        component, definition = found
+        low, high = self.window_years
+        years = tuple(sorted(self.zone_years.get(tzid.strip()) or ())) or tuple(range(low, min(high, low + 2) + 1))
         try:
-            match = ics_zones.vtimezone_match(component.to_ical(), self.years)
-            custom = component.to_tz(lookup_tzid=False) if match is None else None
+            custom = ics_zones.custom_zone(component, definition, (min(years[0], low), max(years[-1], high)), self.budget)
+            match = ics_zones.matching_zone(custom, years, self.budget)
         except Exception:
             self.warn(f'The VTIMEZONE "{tzid}" could not be read: its times were read as UTC.')
             return _UTC
         if match is not None:
-            self.warn(f'Time zone "{tzid}" was read as {match} (the same UTC offsets).')
+            self.warn(f'Time zone "{tzid}" was read as {match} (the same UTC offsets in the years of its events).')
             return ics_zones.zone_named(match)
         self.warn(f'Time zone "{tzid}" matches no known zone: its times were converted to {self.feed_name}.')
         return custom
@@ -519,6 +740,9 @@ class _Reader:
 
     def _series(self, uid: str, components: list[Component]) -> list[FeedEvent]:
         """The occurrences of the VEVENTs of one UID inside the window."""
+        self.budget.check()
+        components = self._one_of_each(uid, components)
+        shifts = _shifts(components)
         series = any(
             c.get("RRULE") is not None or c.get("RDATE") is not None or c.get("RECURRENCE-ID") is not None for c in components
         )
@@ -533,11 +757,14 @@ class _Reader:
             occurrences = recurring_ical_events.CalendarQuery(calendar).between(self.window_start, self.window_end)
         except Exception as err:
             self.warn(f"{label} could not be expanded ({type(err).__name__}: {err}); it was skipped.")
+            self.skipped += len(components)
             return []
         occurrences.sort(key=lambda occurrence: _sort_key(occurrence["DTSTART"].dt))
         found: list[FeedEvent] = []
         cancelled = 0
-        for occurrence in occurrences:
+        for index, occurrence in enumerate(occurrences):
+            if index % 256 == 255:
+                self.budget.check()
             if _one_line(occurrence.get("STATUS")).upper() == "CANCELLED":
                 cancelled += 1
                 continue
@@ -547,14 +774,42 @@ class _Reader:
                 )
                 break
             try:
-                found.append(self._feed_event(uid, series, occurrence))
+                found.append(self._feed_event(uid, series, occurrence, shifts))
             except Exception as err:
                 self.warn(f"{label}: an occurrence could not be read ({type(err).__name__}); it was skipped.")
+                self.skipped += 1
         if cancelled:
             self.warn(
                 f"{label}: {cancelled} cancelled occurrence(s) skipped." if series else f"{label} is cancelled; it was skipped."
             )
         return found
+
+    def _one_of_each(self, uid: str, components: list[Component]) -> list[Component]:
+        """One VEVENT without RECURRENCE-ID and one per RECURRENCE-ID: of those given more than
+        once, the one with the highest SEQUENCE (the first of equals, as recurring_ical_events
+        picks), the others skipped with a warning."""
+        masters: list[Component] = []
+        overrides: dict[str, list[Component]] = {}
+        for component in components:
+            prop = component.get("RECURRENCE-ID")
+            if prop is None:
+                masters.append(component)
+            else:
+                overrides.setdefault(_recurrence_text(prop.dt), []).append(component)
+        kept = [self._latest(uid, masters, "times without RECURRENCE-ID")] if masters else []
+        for recurrence_id, group in overrides.items():
+            kept.append(self._latest(uid, group, f"times for its occurrence {recurrence_id}"))
+        return kept
+
+    def _latest(self, uid: str, group: list[Component], what: str) -> Component:
+        best = max(group, key=lambda component: _sequence(component) or 0)
+        if len(group) > 1:
+            self.warn(
+                f'Event "{uid}" is given {len(group)} {what}: the one with the highest SEQUENCE (the first of equals) '
+                f"was kept, the {len(group) - 1} other(s) skipped."
+            )
+            self.skipped += len(group) - 1
+        return best
 
     def _bound(self, event: Component, label: str) -> None:
         """Drops the rules that never occur and cuts those that would run away (see the module)."""
@@ -640,6 +895,8 @@ class _Reader:
         steps = min(_RULE_STEPS, self.steps_left)
         iterator: Iterator[datetime.datetime] = iter(rule)
         for index, instant in enumerate(iterator):
+            if index % 1024 == 1023:
+                self.budget.check()
             self.steps_left -= 1
             if instant >= high:
                 return recur
@@ -661,12 +918,16 @@ class _Reader:
 
     # -- one occurrence ------------------------------------------------------------------------
 
-    def _feed_event(self, uid: str, series: bool, occurrence: Component) -> FeedEvent:
+    def _feed_event(self, uid: str, series: bool, occurrence: Component, shifts: dict[str, datetime.timedelta]) -> FeedEvent:
         start = occurrence["DTSTART"].dt
         end_prop = occurrence.get("DTEND")
         end = end_prop.dt if end_prop is not None else start
+        title = _one_line(occurrence.get("SUMMARY"))
+        if not title:
+            title = NO_TITLE
+            self.warn(f"Event \"{uid}\" had no SUMMARY; imported as '{NO_TITLE}'.")
         data: dict[str, Any] = {
-            "title": html.escape(_one_line(occurrence.get("SUMMARY")), quote=False),
+            "title": html.escape(title, quote=False),
             "description": _paragraphs(_plain(occurrence.get("DESCRIPTION"))),
         }
         data.update(self._times(start, end))
@@ -679,7 +940,11 @@ class _Reader:
         recurrence_id = None
         if series:
             prop = occurrence.get("RECURRENCE-ID")
-            recurrence_id = _recurrence_text(prop.dt if prop is not None else start)
+            original = prop.dt if prop is not None else start
+            shift = shifts.get(_recurrence_text(original)) if prop is not None else None
+            if shift is not None:  # moved by an override for this and future occurrences: moved back
+                original = _unshifted(start, original, shift)
+            recurrence_id = _recurrence_text(original)
         return FeedEvent(
             source_key=f"{uid}@{recurrence_id}" if recurrence_id else uid,
             uid=uid,

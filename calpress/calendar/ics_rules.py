@@ -1,12 +1,14 @@
 """Recurrence rules of imported iCalendar feeds (:mod:`.ics_import`): the checks that keep
 their expansion bounded (dateutil, under recurring-ical-events, searches a rule that stops giving
-instants up to the year 9999), and the rewrites that cut or move a rule."""
+instants up to the year 9999), the rewrites that cut or move a rule, and the :class:`Budget` of
+processor time one parse may spend (checked by the reader, the expansion and the zone matching)."""
 
 from __future__ import annotations
 
 import datetime
 import math
 import re
+import time
 from typing import Any
 
 from dateutil import rrule as du
@@ -21,6 +23,28 @@ _WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 _BYDAY = re.compile(r"([+-]?\d{0,2})(MO|TU|WE|TH|FR|SA|SU)", re.IGNORECASE)
 _WEEK_SECONDS = 7 * 86400
 _DAY_FILTERS = ("BYMONTH", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYDAY")
+
+
+class BudgetExceeded(BaseException):  # noqa: N818 (a signal, like KeyboardInterrupt, not an error)
+    """The parse's budget ran out. A BaseException, so that the safety nets around each
+    component (``except Exception``: skip it with a warning) let it through to the reader."""
+
+
+class Budget:
+    """Processor seconds one parse may spend: the time of the thread reading the feed
+    (``time.thread_time``, so other requests of a threaded server do not count), checked with
+    :meth:`check` at the points where the work may grow (each component, every thousand instants
+    of a rule, each VTIMEZONE transition walk and zone match)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = max(0.0, float(seconds))
+        self._deadline = time.thread_time() + self.seconds
+        self.exceeded = False
+
+    def check(self) -> None:
+        if self.exceeded or time.thread_time() > self._deadline:
+            self.exceeded = True
+            raise BudgetExceeded
 
 
 def rule_values(recur: vRecur, name: str) -> list[Any]:

@@ -344,7 +344,7 @@ def test_a_globally_unique_tzid_ends_with_its_iana_name():
 def test_a_windows_named_vtimezone_is_its_iana_zone():
     parsed = parse(
         feed(
-            "UID:x\nDTSTART;TZID=Eastern Standard Time:20260601T090000\nDTEND;TZID=Eastern Standard Time:20260601T100000",
+            "UID:x\nSUMMARY:x\nDTSTART;TZID=Eastern Standard Time:20260601T090000\nDTEND;TZID=Eastern Standard Time:20260601T100000",
             timezones=EASTERN,
         )
     )
@@ -667,8 +667,8 @@ def test_a_dense_rule_starting_long_before_the_window_is_moved_forward():
     count = (datetime(2026, 1, 10, 9) - datetime(2020, 1, 1)) // timedelta(hours=1) + 1
     parsed = parse(
         feed(
-            "UID:m\nDTSTART:20100101T000000Z\nDTEND:20100101T000500Z\nRRULE:FREQ=MINUTELY;INTERVAL=30",
-            f"UID:h\nDTSTART:20200101T000000Z\nRRULE:FREQ=HOURLY;COUNT={count}",
+            "UID:m\nSUMMARY:m\nDTSTART:20100101T000000Z\nDTEND:20100101T000500Z\nRRULE:FREQ=MINUTELY;INTERVAL=30",
+            f"UID:h\nSUMMARY:h\nDTSTART:20200101T000000Z\nRRULE:FREQ=HOURLY;COUNT={count}",
         ),
         window_start=date(2026, 1, 10),
         window_end=date(2026, 1, 11),
@@ -892,3 +892,340 @@ def test_a_damaged_feed_never_raises(edits):
             lines[index] = lines[index][:position]
     parsed = parse("\r\n".join(lines))
     assert all(isinstance(event.data["start_date"], str) for event in parsed.events)
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 29: overrides for this and future, zones over the events' years, untitled events,
+# broken components, repeated UIDs, and the budget of the whole parse
+# --------------------------------------------------------------------------------------------
+
+THIS_AND_FUTURE_BASE = """
+UID:club@example.org
+DTSTAMP:20260101T000000Z
+SUMMARY:Club night
+DTSTART;TZID=Europe/Paris:20260105T190000
+DTEND;TZID=Europe/Paris:20260105T210000
+RRULE:FREQ=WEEKLY;COUNT=200
+"""
+THIS_AND_FUTURE = """
+UID:club@example.org
+DTSTAMP:20260101T000000Z
+SEQUENCE:1
+SUMMARY:Club night (new room)
+RECURRENCE-ID;RANGE=THISANDFUTURE;TZID=Europe/Paris:20260309T190000
+DTSTART;TZID=Europe/Paris:20260309T200000
+DTEND;TZID=Europe/Paris:20260309T220000
+"""
+
+
+def test_a_this_and_future_override_changes_every_later_occurrence_under_its_own_key():
+    import icalendar
+    import recurring_ical_events
+
+    text = feed(THIS_AND_FUTURE_BASE, THIS_AND_FUTURE)
+    window = {"window_start": date(2026, 1, 1), "window_end": date(2030, 1, 1)}
+    parsed = parse(text, **window)
+    assert parsed.skipped == 0
+    keys = [e.source_key for e in parsed.events]
+    assert len(keys) == len(set(keys)) == 200
+    # The library counts the same occurrences.
+    expected = recurring_ical_events.of(icalendar.Calendar.from_ical(text)).between(datetime(2026, 1, 1), datetime(2030, 1, 1))
+    assert len(expected) == 200
+    # Every occurrence keeps the key of its place in the series: the same keys as without the override.
+    plain = parse(feed(THIS_AND_FUTURE_BASE), **window)
+    assert keys == [e.source_key for e in plain.events]
+    before, later = parsed.events[:9], parsed.events[9:]
+    assert {e.data["title"] for e in before} == {"Club night"}
+    assert {e.data["title"] for e in later} == {"Club night (new room)"}
+    assert {e.data["start_date"][11:] for e in before} == {"19:00:00"}
+    # An hour later, wall time kept across the changes to summer time and back.
+    assert {(e.data["start_date"][11:], e.data["end_date"][11:]) for e in later} == {("20:00:00", "22:00:00")}
+    assert later[0].recurrence_id == "20260309T180000Z" and later[0].data["start_date"] == "2026-03-09 20:00:00"
+    assert later[3].recurrence_id == "20260330T170000Z" and later[3].data["start_date"] == "2026-03-30 20:00:00"
+
+
+def test_several_this_and_future_overrides_and_a_single_one_after_them():
+    later = THIS_AND_FUTURE.replace("20260309T", "20260504T").replace("new room", "garden").replace("T200000", "T180000")
+    later = later.replace("T220000", "T200000")
+    single = (
+        "UID:club@example.org\nSUMMARY:Club night (cancelled band)\nRECURRENCE-ID;TZID=Europe/Paris:20260601T190000\n"
+        "DTSTART;TZID=Europe/Paris:20260601T190000\nDTEND;TZID=Europe/Paris:20260601T200000"
+    )
+    parsed = parse(feed(THIS_AND_FUTURE_BASE, THIS_AND_FUTURE, later, single), window_end=date(2026, 7, 1))
+    found = {e.source_key[len("club@example.org@") :]: (e.data["title"], e.data["start_date"]) for e in parsed.events}
+    assert len(found) == len(parsed.events) == 26
+    assert found["20260302T180000Z"] == ("Club night", "2026-03-02 19:00:00")
+    assert found["20260427T170000Z"] == ("Club night (new room)", "2026-04-27 20:00:00")
+    assert found["20260504T170000Z"] == ("Club night (garden)", "2026-05-04 18:00:00")
+    assert found["20260525T170000Z"] == ("Club night (garden)", "2026-05-25 18:00:00")
+    assert found["20260601T170000Z"] == ("Club night (cancelled band)", "2026-06-01 19:00:00")
+    assert found["20260608T170000Z"] == ("Club night (garden)", "2026-06-08 18:00:00")
+
+
+HISTORY_ZONE = """
+BEGIN:VTIMEZONE
+TZID:Office Zone
+BEGIN:STANDARD
+DTSTART:19700101T000000
+TZOFFSETFROM:+0100
+TZOFFSETTO:+0100
+TZNAME:CET
+END:STANDARD
+BEGIN:DAYLIGHT
+DTSTART:19960331T020000
+RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU
+TZOFFSETFROM:+0100
+TZOFFSETTO:+0200
+TZNAME:CEST
+END:DAYLIGHT
+BEGIN:STANDARD
+DTSTART:19961027T030000
+RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU
+TZOFFSETFROM:+0200
+TZOFFSETTO:+0100
+TZNAME:CET
+END:STANDARD
+END:VTIMEZONE
+"""
+
+
+def instant(event: FeedEvent) -> datetime:
+    return datetime.fromisoformat(event.data["start_date"]).replace(tzinfo=ZoneInfo(event.data["timezone"])).astimezone(UTC)
+
+
+def test_a_custom_vtimezone_is_matched_over_the_years_its_events_fall_in():
+    text = feed(
+        "UID:summer\nSUMMARY:Summer\nDTSTART;TZID=Office Zone:20250710T100000\nDTEND;TZID=Office Zone:20250710T110000",
+        timezones=HISTORY_ZONE,
+    )
+    early = only(parse(text, window_start=date(1990, 1, 1), window_end=date(2026, 1, 1)))
+    late = only(parse(text, window_start=date(2024, 1, 1), window_end=date(2026, 1, 1)))
+    assert times(early) == times(late) == ("2025-07-10 10:00:00", "2025-07-10 11:00:00", "Europe/Berlin")
+    assert instant(early) == instant(late) == datetime(2025, 7, 10, 8, tzinfo=UTC)
+
+
+def test_a_custom_vtimezone_no_zone_matches_over_its_events_years_is_read_with_its_own_rules():
+    text = feed(
+        "UID:old\nDTSTART;TZID=Office Zone:19920710T100000",  # standard time all year in 1992: no zone agrees
+        "UID:new\nDTSTART;TZID=Office Zone:20250710T100000",
+        timezones=HISTORY_ZONE,
+    )
+    parsed = parse(text, window_start=date(1990, 1, 1), window_end=date(2026, 1, 1))
+    assert [times(e)[::2] for e in parsed.events] == [("1992-07-10 09:00:00", "UTC"), ("2025-07-10 08:00:00", "UTC")]
+    assert warned(parsed, "Office Zone", "converted")
+
+
+def test_an_event_without_summary_is_imported_untitled_with_a_warning():
+    parsed = parse(
+        feed("UID:blank@example.org\nDTSTART:20260601T100000Z", "UID:empty@example.org\nSUMMARY: \nDTSTART:20260602T100000Z")
+    )
+    assert [e.data["title"] for e in parsed.events] == ["(No title)", "(No title)"]
+    assert warned(parsed, "blank@example.org", "no SUMMARY", "(No title)")
+    assert warned(parsed, "empty@example.org", "no SUMMARY")
+    assert parsed.skipped == 0
+
+
+def vevent_text(uid: str, end: str = "END:VEVENT", inner: str = "") -> str:
+    return f"BEGIN:VEVENT\r\nUID:{uid}\r\nSUMMARY:{uid}\r\nDTSTART:20260601T100000Z\r\n{inner}{end + chr(13) + chr(10) if end else ''}"
+
+
+BROKEN_SHAPES = {
+    # an END naming another component closes (and skips) the one open
+    "end-vtodo-in-vevent": (vevent_text("bad", "END:VTODO"), ["bad"]),
+    # the END is missing before the next BEGIN
+    "no-end-before-begin": (vevent_text("bad", ""), ["bad"]),
+    # an alarm left open, then the next event
+    "open-alarm-and-no-end": (vevent_text("bad", "", "BEGIN:VALARM\r\nACTION:DISPLAY\r\n"), ["bad"]),
+    # a VTODO closed by END:VEVENT
+    "vtodo-ended-as-vevent": ("BEGIN:VTODO\r\nUID:todo\r\nEND:VEVENT\r\n", []),
+    # a stray END:VCALENDAR in the middle
+    "stray-end-vcalendar": ("END:VCALENDAR\r\n", []),
+    # an END:VCALENDAR inside an event
+    "end-vcalendar-in-vevent": (vevent_text("bad", "END:VCALENDAR"), ["bad"]),
+    # an alarm closed with the wrong name: the event itself is fine
+    "alarm-ended-as-vtodo": (vevent_text("fine", "END:VEVENT", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VTODO\r\n"), []),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(BROKEN_SHAPES))
+def test_a_broken_component_costs_only_itself(shape):
+    broken, skipped = BROKEN_SHAPES[shape]
+    text = (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\n"
+        + vevent_text("first")
+        + broken
+        + vevent_text("after1")
+        + vevent_text("after2")
+        + "END:VCALENDAR\r\n"
+    )
+    parsed = parse(text)
+    uids = [e.uid for e in parsed.events]
+    assert [uid for uid in uids if uid != "fine"] == ["first", "after1", "after2"]
+    assert parsed.skipped == len(skipped)
+    for uid in skipped:
+        assert warned(parsed, f'"{uid}"', "skipped")
+    assert parsed.warnings  # never silent
+
+
+def test_events_repeating_a_uid_keep_one_and_say_so():
+    parsed = parse(
+        feed(
+            "UID:twice@example.org\nSUMMARY:First copy\nDTSTART:20260601T100000Z",
+            "UID:twice@example.org\nSUMMARY:Second copy\nDTSTART:20260602T100000Z",
+            "UID:thrice@example.org\nSEQUENCE:1\nSUMMARY:Old\nDTSTART:20260601T100000Z\nRRULE:FREQ=DAILY;COUNT=2",
+            "UID:thrice@example.org\nSEQUENCE:2\nSUMMARY:New\nDTSTART:20260601T120000Z\nRRULE:FREQ=DAILY;COUNT=2",
+            "UID:thrice@example.org\nSEQUENCE:2\nSUMMARY:Newer\nDTSTART:20260601T130000Z",
+            "UID:alone@example.org\nSUMMARY:Alone\nDTSTART:20260601T100000Z",
+        )
+    )
+    assert [(e.uid, e.data["title"]) for e in parsed.events] == [
+        ("twice@example.org", "First copy"),
+        ("thrice@example.org", "New"),
+        ("thrice@example.org", "New"),
+        ("alone@example.org", "Alone"),
+    ]
+    assert parsed.skipped == 3
+    assert warned(parsed, '"twice@example.org"', "1 other", "skipped")
+    assert warned(parsed, '"thrice@example.org"', "2 other", "skipped")
+
+
+def outlook_zone(name: str, minutes: int) -> str:
+    standard = f"+{minutes // 60:02d}{minutes % 60:02d}"
+    daylight = f"+{(minutes + 60) // 60:02d}{(minutes + 60) % 60:02d}"
+    return (
+        f"BEGIN:VTIMEZONE\nTZID:{name}\nBEGIN:STANDARD\nDTSTART:16010101T030000\nTZOFFSETFROM:{daylight}\n"
+        f"TZOFFSETTO:{standard}\nRRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU\nEND:STANDARD\nBEGIN:DAYLIGHT\n"
+        f"DTSTART:16010101T020000\nTZOFFSETFROM:{standard}\nTZOFFSETTO:{daylight}\nRRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU\n"
+        "END:DAYLIGHT\nEND:VTIMEZONE"
+    )
+
+
+def zoned_feed(count: int, first_minutes: int) -> str:
+    zones = "\n".join(outlook_zone(f"Custom Zone {index}", first_minutes + index) for index in range(count))
+    events = [
+        f"UID:z{index}\nSUMMARY:In zone {index}\nDTSTART;TZID=Custom Zone {index}:20260701T120000\n"
+        f"DTEND;TZID=Custom Zone {index}:20260701T130000\nRRULE:FREQ=WEEKLY;COUNT=30"
+        for index in range(count)
+    ]
+    return feed(*events, timezones=zones)
+
+
+def test_thirty_unmatched_outlook_vtimezones_parse_quickly():
+    started = time.process_time()
+    parsed = parse(zoned_feed(30, 3 * 60 + 17), budget_seconds=5.0)
+    assert time.process_time() - started < 5
+    assert len(parsed.events) == 30 * 27 and parsed.skipped == 0  # 27 weeks before 2027
+    # +03:17 standard, +04:17 in summer (the last Sunday of March to the last of October).
+    first = by_uid(parsed, "z0")[0]
+    assert times(first) == ("2026-07-01 07:43:00", "2026-07-01 08:43:00", "UTC")
+    assert not warned(parsed, "budget")
+
+
+def test_the_whole_parse_stops_within_its_budget_and_says_what_was_left_out():
+    started = time.process_time()
+    parsed = parse(zoned_feed(30, 5 * 60 + 3), budget_seconds=0.001)
+    assert time.process_time() - started < 5
+    read = len({e.uid for e in parsed.events})
+    assert read < 30 and parsed.skipped == 30 - read
+    # The events are read in order: the first left out is named.
+    assert warned(parsed, "ran out of its budget", f"{30 - read} event(s) were left out", f'"z{read}"')
+
+
+def test_one_outlook_vtimezone_is_matched_in_well_under_a_tenth_of_a_second():
+    parse(zoned_feed(1, 2 * 60 + 11))  # the IANA zones are loaded once per process
+    for minutes in (4 * 60 + 7, 60):  # no zone has these offsets; Europe/London-like rules at +01:00 match several
+        started = time.process_time()
+        parsed = parse(zoned_feed(1, minutes).replace("RRULE:FREQ=WEEKLY;COUNT=30", ""))
+        assert time.process_time() - started < 0.1
+        assert len(parsed.events) == 1
+
+
+SOUTHERN_WITH_HISTORY = """
+BEGIN:VTIMEZONE
+TZID:Southern Office
+BEGIN:DAYLIGHT
+DTSTART:19991003T020000
+RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU;UNTIL=20061231T000000Z
+TZOFFSETFROM:+1000
+TZOFFSETTO:+1100
+END:DAYLIGHT
+BEGIN:STANDARD
+DTSTART:20000326T030000
+RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU;UNTIL=20070401T000000Z
+TZOFFSETFROM:+1100
+TZOFFSETTO:+1000
+END:STANDARD
+BEGIN:STANDARD
+DTSTART:20080406T030000
+RRULE:FREQ=YEARLY;BYMONTH=4;BYDAY=1SU
+TZOFFSETFROM:+1100
+TZOFFSETTO:+1000
+END:STANDARD
+BEGIN:DAYLIGHT
+DTSTART:20071007T020000
+RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU
+TZOFFSETFROM:+1000
+TZOFFSETTO:+1100
+END:DAYLIGHT
+BEGIN:DAYLIGHT
+DTSTART:20300101T000000
+RDATE:20300101T000000,20310101T000000
+TZOFFSETFROM:+1000
+TZOFFSETTO:+1130
+END:DAYLIGHT
+END:VTIMEZONE
+"""
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        EASTERN,
+        CUSTOM_CET,
+        MARS,
+        HISTORY_ZONE,
+        SOUTHERN_WITH_HISTORY,
+        outlook_zone("Outlook", 3 * 60 + 17),
+        "BEGIN:VTIMEZONE\nTZID:Every other year\nBEGIN:STANDARD\nDTSTART:19010101T000000\nTZOFFSETFROM:+0200\n"
+        "TZOFFSETTO:+0100\nRRULE:FREQ=YEARLY;INTERVAL=2;BYMONTH=11\nEND:STANDARD\nBEGIN:DAYLIGHT\nDTSTART:19010601T000000\n"
+        "TZOFFSETFROM:+0100\nTZOFFSETTO:+0200\nRRULE:FREQ=YEARLY;INTERVAL=2\nEND:DAYLIGHT\nEND:VTIMEZONE",
+    ],
+)
+def test_a_vtimezone_read_on_its_own_gives_the_offsets_dateutil_gives(definition):
+    from icalendar import Calendar
+
+    from calpress.calendar import ics_zones
+
+    lines = [line.strip() for line in definition.strip().splitlines()]
+    (component,) = Calendar.from_ical("\r\n".join(["BEGIN:VCALENDAR", *lines, "END:VCALENDAR", ""])).subcomponents
+    reference = component.to_tz(lookup_tzid=False)
+    zone = ics_zones.custom_zone(component, ics_zones.definition_key(lines), (1995, 2035))
+    moment = datetime(1995, 1, 1, tzinfo=UTC)
+    while moment.year < 2036:  # dateutil's reading is slow: every 20 days and 7 hours
+        assert moment.astimezone(zone).replace(tzinfo=None) == moment.astimezone(reference).replace(tzinfo=None), moment
+        moment += timedelta(days=20, hours=7)
+    # Wall times read back (outside the hour a change skips or repeats).
+    wall = datetime(2026, 7, 1, 12, tzinfo=zone)
+    assert wall.utcoffset() == wall.replace(tzinfo=reference).utcoffset()
+
+
+def test_a_vtimezone_read_on_its_own_repeats_and_skips_wall_times_as_zoneinfo_does():
+    from icalendar import Calendar
+
+    from calpress.calendar import ics_zones
+
+    lines = [line.strip() for line in CUSTOM_CET.strip().splitlines()]
+    (component,) = Calendar.from_ical("\r\n".join(["BEGIN:VCALENDAR", *lines, "END:VCALENDAR", ""])).subcomponents
+    zone = ics_zones.custom_zone(component, ics_zones.definition_key(lines), (2026, 2026))
+    berlin = ZoneInfo("Europe/Berlin")
+    for day, hour in ((date(2026, 10, 25), 2), (date(2026, 3, 29), 2), (date(2026, 7, 1), 2)):
+        for minute in (0, 30, 59):
+            for fold in (0, 1):
+                wall = datetime(day.year, day.month, day.day, hour, minute, fold=fold)
+                assert wall.replace(tzinfo=zone).utcoffset() == wall.replace(tzinfo=berlin).utcoffset(), (wall, fold)
+                assert wall.replace(tzinfo=zone).tzname() == wall.replace(tzinfo=berlin).tzname()
+    moment = datetime(2026, 10, 24, 23, tzinfo=UTC)
+    for _ in range(8):  # through the repeated hour, each instant with its fold
+        mine, theirs = moment.astimezone(zone), moment.astimezone(berlin)
+        assert (mine.replace(tzinfo=None), mine.fold) == (theirs.replace(tzinfo=None), theirs.fold)
+        moment += timedelta(minutes=20)

@@ -25,6 +25,7 @@ import falcon
 import orjson
 
 from . import logs
+from .admission import USER_KEY
 from .api import Api, build_api
 from .api.naming import aliases_on
 from .api.scope import ApiScope
@@ -213,6 +214,12 @@ class Calpress:
         if environ.get("CONTENT_TYPE"):
             headers["content_type"] = environ["CONTENT_TYPE"]
         request = RestRequest(method, route, query=query, headers=headers, base_url=base_url, remote_addr=environ.get("REMOTE_ADDR") or "127.0.0.1")
+        try:
+            return self._serve_rest_request(environ, request, method)
+        finally:
+            environ[USER_KEY] = request.user_id  # the front counts what strangers cost (admission.py)
+
+    def _serve_rest_request(self, environ: dict[str, Any], request: RestRequest, method: str) -> tuple[int, list[tuple[str, str]], bytes]:
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:

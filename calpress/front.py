@@ -25,6 +25,12 @@ event lists of the mixed workload kept their p99 under 50 ms (34-48 ms in four r
 waits on nothing but a database answering in a fraction of a millisecond, so the loop is held
 little longer than the GIL would be anyway. Over the network each statement is a round trip,
 which threads overlap with other requests' work: there ``auto`` keeps the threads.
+
+Every request first waits for its client's turn (admission.py): a client whose requests without
+credentials have cost much CPU of late runs one request at a time, always in a thread, so that
+one stranger's heavy listings cannot hold the loop or every thread. A read with ``_embed`` or
+more than 20 items a page runs in a thread too (``_small``), so that the request that shows a
+client heavy does not hold the loop either.
 """
 
 from __future__ import annotations
@@ -32,13 +38,17 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .admission import USER_KEY, Admission
 from .app import ANONYMOUS_BODY, body_timeout_error, create_app, tune_gc
 from .config import Settings, is_loopback, load_settings
+from .rest.errors import RestError
 from .store.db import is_sqlite
 
 _EMPTY = b""
@@ -57,6 +67,25 @@ _BASE_ENVIRON = {
 
 class BodyTimeout(TimeoutError):
     """The client paused longer than allowed while sending a body."""
+
+
+_PAGE_SIZE = re.compile(r"(?:^|&)per_page=0*(\d{1,9})")
+
+
+def _small(query: str) -> bool:
+    """Whether a read looks small enough for the loop: no ``_embed``, 20 items a page at most.
+    A larger one of a client not yet known to be heavy goes to a thread all the same, so that
+    the one request that shows a client heavy (admission.py) does not hold the loop."""
+    if "_embed" in query:
+        return False
+    found = _PAGE_SIZE.search(query)
+    return found is None or int(found.group(1)) <= 20
+
+
+def _busy_answer() -> tuple[int, list[tuple[str, str]], bytes]:
+    """The answer to a client with too many requests waiting for its turn (admission.py)."""
+    error = RestError("rest_too_many_requests", "Too many requests from this address are waiting. Try again shortly.", status=429)
+    return 429, [("content-type", "application/json; charset=UTF-8"), ("retry-after", "1")], json.dumps(error.to_dict()).encode()
 
 
 def _timeout_answer() -> tuple[int, list[tuple[str, str]], bytes]:
@@ -129,6 +158,7 @@ class Front:
         self.settings = settings
         self.reads_only = reads_only
         self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
+        self.admission = Admission()
         self.body_timeout = float(settings.body_timeout)
 
     def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -145,10 +175,19 @@ class Front:
             status, headers, body = _timeout_answer()
             proto.response_bytes(status, headers, body)
             return
-        if self.reads_only is not None and self.reads_only(environ):
-            status, headers, result = self._call(environ)
-        else:
-            status, headers, result = await loop.run_in_executor(self.pool, self._call, environ)
+        ticket = await self.admission.enter(environ["REMOTE_ADDR"])
+        if ticket is None:
+            status, headers, body = _busy_answer()
+            proto.response_bytes(status, headers, body)
+            return
+        cost = 0.0
+        try:
+            if ticket.light and self.reads_only is not None and _small(environ["QUERY_STRING"]) and self.reads_only(environ):
+                status, headers, result, cost = self._call(environ)
+            else:
+                status, headers, result, cost = await loop.run_in_executor(self.pool, self._call, environ)
+        finally:
+            self.admission.leave(ticket, cost, counted=not environ.get(USER_KEY))
         if isinstance(result, bytes):
             proto.response_bytes(status, headers, result)
             return
@@ -202,21 +241,23 @@ class Front:
             taken += part
         return _StreamedInput(bytes(taken), parts, loop, self.body_timeout)
 
-    def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], Any]:
+    def _call(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], Any, float]:
+        """Run the app: the answer, and the CPU seconds this thread spent on it."""
         started: list[Any] = []
 
         def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
             started[:] = [int(status.split(" ", 1)[0]), headers]
 
+        began = time.thread_time()
         try:
             result = self.wsgi(environ, start_response)
         except BodyTimeout:
-            return _timeout_answer()
+            return (*_timeout_answer(), time.thread_time() - began)
         if isinstance(result, list):
             body = _EMPTY.join(result)
             _close(result)
-            return started[0], started[1], body
-        return started[0], started[1], result
+            return started[0], started[1], body, time.thread_time() - began
+        return started[0], started[1], result, time.thread_time() - began
 
     async def _stream(self, proto: Any, loop: asyncio.AbstractEventLoop, status: int, headers: Any, result: Any) -> None:
         transport = proto.response_stream(status, headers)

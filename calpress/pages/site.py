@@ -39,6 +39,7 @@ from urllib.parse import quote, urlencode
 
 import falcon
 
+from ..admission import USER_KEY
 from ..auth import sessions
 from ..auth.authenticate import view_nonces
 from ..calendar import events as cal
@@ -114,6 +115,7 @@ class Requester:
     def __init__(self, site_pages: PublicSite, req: falcon.Request) -> None:
         calpress = site_pages.calpress
         self.user, self.session = calpress.authenticator.session_user(req.cookies.get(sessions.LOGIN_COOKIE))
+        req.env[USER_KEY] = self.user_id  # the front counts what strangers cost (admission.py)
         self.origin = calpress.origin(req)
         self.ctx = Context.of(calpress.site, user=self.user, home=self.origin)
         self.postpass = req.cookies.get(POSTPASS_COOKIE) or ""

@@ -17,10 +17,11 @@ from urllib.parse import urlsplit
 
 from ..auth import users as user_store
 from ..calendar import events as cal
+from ..calendar import fields, listing
 from ..calendar import input as event_input
-from ..calendar import listing
 from ..calendar.represent import Builder
 from ..calendar.values import as_list, truthy
+from ..compat.formatting import is_safe_url
 from ..content import items as item_service
 from ..content import permissions
 from ..content.items import Context, Item
@@ -88,7 +89,9 @@ def is_url(text: str) -> bool:
 
 
 def url_or_empty(value: Any, request: RestRequest, name: str) -> bool:
-    return isinstance(value, str) and (value == "" or is_url(value))
+    """"" or a URL (:func:`is_url`) whose scheme the site allows as a link: ``javascript:``,
+    ``data:``, ``vbscript:``... are refused however written (:func:`calpress.compat.formatting.is_safe_url`)."""
+    return isinstance(value, str) and (value == "" or (is_url(value) and is_safe_url(value)))
 
 
 def timezone(value: Any, request: RestRequest, name: str) -> bool:
@@ -193,6 +196,8 @@ def linked_value(content_type: str, *, many: bool) -> Check:
     new records; empty values unlink."""
 
     def check(value: Any, request: RestRequest, name: str) -> bool:
+        if not fields.safe_links(content_type, value):
+            return False  # a new venue or organizer whose website is a javascript: (data:...) URL
         ids = event_input.linked_value_ids(content_type, value, many=many)
         if not ids:
             return ids is not None

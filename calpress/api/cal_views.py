@@ -23,7 +23,7 @@ from typing import Any
 from ..auth.authenticate import VIEW_NONCE_ACTION, nonce_user, view_nonces
 from ..calendar import views as cal_views
 from ..content.items import Context
-from ..pages.views import Addresses, render_view, term_url
+from ..pages.views import PAGE_POLICY, Addresses, render_view, term_url
 from ..rest.errors import RestError
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
@@ -108,6 +108,8 @@ def render(request: RestRequest) -> Any:
     headers = {"X-Robots-Tag": "noindex"}
     if wrapped:
         return RestResponse({"html": rendered.html}, headers=headers)
+    # An HTML answer a browser may open directly: the public pages' policy (the engine adds nosniff).
+    headers["Content-Security-Policy"] = PAGE_POLICY
     return RestResponse(raw=rendered.html.encode(), content_type="text/html; charset=UTF-8", headers=headers)
 
 

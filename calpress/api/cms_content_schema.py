@@ -455,6 +455,9 @@ class ContentSchema:
             error = rest_schema.validate_value(entry, field_.schema, f"meta.{key}")
             if error is not None:
                 return error
+            if field_.check is not None and not field_.check(entry):
+                # the registration's own rule (a calendar URL key refuses javascript: links)
+                return RestError("rest_invalid_param", f"meta.{key} is invalid.")
         return True
 
     def _sanitize_meta(self, value: Any, request: RestRequest, name: str) -> Any:

@@ -203,7 +203,9 @@ def routes(api: Api) -> list[Route]:
             "last_name": lambda: user.last_name,
             "email": lambda: user.email,
             "url": lambda: user.url,
-            "description": lambda: user.description,
+            # Filtered on the way out too: a description stored before the filter (or by an
+            # import) never reaches a reader with markup kses removes.
+            "description": lambda: user_store.user_description(user.description),
             "link": lambda: f"{scope.home}/author/{user.nicename}/",
             "locale": lambda: user.locale or "en_US",
             "nickname": lambda: user.nickname,

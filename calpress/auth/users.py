@@ -22,6 +22,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from ..compat.kses import kses_title
 from ..store import textsearch
 from ..store.changes import record as record_change
 from ..store.tables import posts as posts_table
@@ -457,6 +458,13 @@ class UserError(ValueError):
         self.message = message
 
 
+def user_description(text: Any) -> str:
+    """A biographical description as stored and shown: the reference runs ``wp_filter_kses`` on
+    ``pre_user_description`` for every user (default-filters.php), leaving only its small list
+    of inline tags (no ``<script>``, no ``onerror=``, no ``javascript:`` links)."""
+    return kses_title(text if isinstance(text, str) else str(text or ""))
+
+
 def create_user(
     conn: sa.Connection,
     *,
@@ -498,7 +506,7 @@ def create_user(
         "last_name": last_name,
         "nickname": nickname or clean_login,
         "url": url,
-        "description": description,
+        "description": user_description(description),
         "locale": locale,
         "roles": list(roles if roles is not None else ["subscriber"]),
         "extra_caps": {},
@@ -517,6 +525,8 @@ def update_user(conn: sa.Connection, user_id: int, changes: dict[str, Any]) -> U
     values = dict(changes)
     if "password" in values:
         values["password_hash"] = hash_password(values.pop("password"))
+    if "description" in values:
+        values["description"] = user_description(values["description"])
     if "email" in values:
         other = get_user_by(conn, "email", values["email"])
         if other and other.id != user_id:

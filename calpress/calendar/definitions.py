@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..compat.formatting import is_safe_url
 from ..content.registry import ContentRegistry
 from ..content.taxonomies import TermCaps, define_taxonomy
 from ..content.types import ContentType, Status, type_caps
@@ -39,7 +40,7 @@ EVENT_META: dict[str, dict[str, Any]] = {
     "_EventEndDateUTC": {"type": "string"},
     "_EventShowMap": {"type": "boolean"},
     "_EventShowMapLink": {"type": "boolean"},
-    "_EventURL": {"type": "string"},
+    "_EventURL": {"type": "string", "validate": is_safe_url},  # no javascript: (data:...) link
     "_EventCost": {"type": "string"},
     "_EventCostDescription": {"type": "string"},
     "_EventCurrencySymbol": {"type": "string"},

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 
+from ..compat.formatting import is_safe_url, safe_url
 from ..compat.phpdate import mysql_datetime
 from ..compat.strtotime import parse_datetime
 from ..content import items as item_service
@@ -33,7 +34,7 @@ from ..store.fast import FastQuery, Shapes, bind_list, in_binds
 from ..store.tables import event_links, events, posts
 from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
-from .fields import EXACT, WORDS, kind_of
+from .fields import EXACT, URL, WORDS, kind_of
 
 LINEAGE_KEY = "_cal_global_id_lineage"
 
@@ -328,6 +329,9 @@ def linked_meta(content_type: str, data: LinkedInput) -> dict[str, Any]:
     derived ones, and every flag."""
     kind = kind_of(content_type)
     values = dict(data.fields)
+    for link in kind.of_kind(URL):
+        if not is_safe_url(values.get(link.name)):
+            values[link.name] = ""  # a javascript: (data:...) link is never stored, whoever writes it
     for derived in kind.values:
         if derived.derive is not None and not values.get(derived.name):
             # As the reference saves a venue, on create and on update alike: a missing or empty
@@ -431,6 +435,11 @@ class EventInput:
     organizers: list[int] | None = None
     # The calling service's own ``_``-prefixed meta (an import's global id), written with the rest.
     protected_meta: dict[str, Any] | None = None
+    # Post fields the REST arguments do not take, for a service that carries them over (the WXR
+    # import): None keeps them (or gives the type's default).
+    password: str | None = None
+    comment_status: str | None = None
+    ping_status: str | None = None
 
 
 # The meta The Events Calendar keeps of what calpress holds in an event's row and links (dates,
@@ -485,7 +494,8 @@ def _event_meta(data: EventInput, times: tuple[Any, ...], before: Item | None) -
         "_EventShowMapLink": data.show_map_link,
     }
     if data.website is not None or before is not None:
-        meta["_EventURL"] = data.website or ""  # an update without it clears it, as the reference
+        # An update without it clears it, as the reference; a javascript: (data:...) link is never stored.
+        meta["_EventURL"] = safe_url(data.website)
     if data.cost is not None:
         texts = [c for c in data.cost if str(c).strip()]
         _, symbol, position = parse_cost(texts)
@@ -550,6 +560,9 @@ def write_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Ite
         terms_checked=True,  # event_input found each by id, name or slug in its taxonomy
         menu_order=-1 if data.sticky else 0,
         protected_meta=data.protected_meta,
+        password=data.password,
+        comment_status=data.comment_status,
+        ping_status=data.ping_status,
     )
     if before is None:
         item = item_service.create_item(conn, ctx, ctx.registry.types[EVENT_TYPE], changes)

@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..compat.formatting import is_email, is_safe_url
 from .definitions import ORGANIZER_TYPE, VENUE_TYPE
+from .values import linked_entries
 
 # Kinds of field: free text, a URL (written as empty or a URL, documented as a URI), a flag (a
 # boolean, written as any string and read as truthy), a coordinate (stored by geocoding, read-only).
@@ -42,6 +44,14 @@ def derived_stateprovince(values: dict[str, str]) -> str:
     return values.get("province") or ""
 
 
+def email_or_empty(value: str) -> bool:
+    """An organizer e-mail as written: empty (none), or an address WordPress's ``is_email()``
+    takes, the rule of The Events Calendar's own REST API (tribe-common's
+    ``TEC\\Common\\REST\\TEC\\V1\\Parameter_Types\\Email``): no spaces, no line breaks, no
+    control characters, a dotted domain."""
+    return value == "" or is_email(value)
+
+
 @dataclass(frozen=True)
 class LinkedField:
     """One attribute of a venue or organizer."""
@@ -55,6 +65,7 @@ class LinkedField:
     search: bool = False  # whether the listing's ``search`` looks in it
     ld: str | None = None  # the schema.org PostalAddress key it fills in a venue's JSON-LD
     derive: Callable[[dict[str, str]], str] | None = None  # its value when a write gives it empty or not at all
+    check: Callable[[str], bool] | None = None  # the rule a value written must pass (the organizer e-mail's)
     arg_rank: int = 0
     meta_rank: int = 0
 
@@ -156,7 +167,7 @@ ORGANIZER = LinkedKind("organizer", ORGANIZER_TYPE, (
     LinkedField("website", "_OrganizerWebsite", URL, "The organizer website", "The organizer website",
                 duplicate=EXACT, search=True),
     LinkedField("email", "_OrganizerEmail", description="The organizer e-mail address", schema="The organizer e-mail address",
-                duplicate=EXACT, search=True, meta_rank=FIRST),
+                duplicate=EXACT, search=True, meta_rank=FIRST, check=email_or_empty),
 ))
 
 KINDS: dict[str, LinkedKind] = {VENUE.content_type: VENUE, ORGANIZER.content_type: ORGANIZER}
@@ -168,5 +179,36 @@ def kind_of(content_type: str) -> LinkedKind:
 
 def meta_registrations() -> dict[str, dict[str, Any]]:
     """The venue and organizer meta keys the calendar registers, organizers first (the
-    reference's order)."""
-    return {f.meta_key: {"type": f.meta_type} for kind in (ORGANIZER, VENUE) for f in kind.meta}
+    reference's order). A URL key refuses a link the site does not allow (``javascript:``...)
+    when written through ``meta``, a key with a ``check`` (the e-mail) what that refuses."""
+    return {f.meta_key: {"type": f.meta_type, **({"validate": is_safe_url} if f.kind == URL else {}),
+                         **({"validate": f.check} if f.check is not None else {})}
+            for kind in (ORGANIZER, VENUE) for f in kind.meta}
+
+
+def safe_fields(content_type: str, data: Any) -> bool:
+    """Whether every URL field of a venue or organizer given as data (a mapping, on its own
+    route or inline on an event) is a link the site allows (:func:`calpress.compat.formatting.is_safe_url`)."""
+    if not isinstance(data, dict):
+        return True
+    return all(is_safe_url(data[f.name]) for f in kind_of(content_type).of_kind(URL)
+               if isinstance(data.get(f.name), str))
+
+
+def safe_links(content_type: str, value: Any) -> bool:
+    """:func:`safe_fields` for every new venue or organizer in a value given on an event (ids and
+    ``{"id": N}`` objects link existing records and are not looked at)."""
+    return all(safe_fields(content_type, entry) for entry in linked_entries(value)
+               if isinstance(entry, dict) and "id" not in entry)
+
+
+def invalid_field(content_type: str, data: Any) -> LinkedField | None:
+    """The first field of a venue or organizer given as data (a mapping) whose text value its
+    ``check`` refuses (an organizer e-mail that is no address), else None."""
+    if not isinstance(data, dict):
+        return None
+    for f in kind_of(content_type).fields:
+        value = data.get(f.name)
+        if f.check is not None and isinstance(value, str) and not f.check(value):
+            return f
+    return None

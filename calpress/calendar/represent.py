@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..compat.formatting import safe_url
 from ..compat.timezones import timezone_abbr
 from ..content import items as item_service
 from ..content import rendering
@@ -21,12 +22,21 @@ from ..content.items import Context, Item
 from ..content.rendering.autop import wpautop
 from ..content.rendering.texturize import wptexturize
 from . import events as cal
-from .fields import GEO, ORGANIZER, VENUE
+from .fields import GEO, ORGANIZER, URL, VENUE, LinkedKind
 from .terms import RouteUrl, embedded_term
 
 # The keys of a venue's schema.org PostalAddress, in the reference's order (fields.py maps them).
 _POSTAL_ADDRESS = ("streetAddress", "addressLocality", "addressRegion", "postalCode", "addressCountry")
 EMPTY_COST_DETAILS = {"currency_symbol": "", "currency_position": "", "currency_code": "", "values": []}
+
+
+def _shown_fields(kind: LinkedKind, item: Item) -> dict[str, str]:
+    """A venue's or organizer's text and URL fields as shown: a stored URL whose scheme the site
+    does not allow (``javascript:``...) shows as "", as the reference's ``esc_url()`` prints it."""
+    found = {f.name: str(item.meta.get(f.meta_key) or "") for f in kind.values}
+    for f in kind.of_kind(URL):
+        found[f.name] = safe_url(found[f.name])
+    return found
 
 
 def _details_of(text: str) -> dict[str, str]:
@@ -144,7 +154,7 @@ class Builder:
         data["excerpt"] = _excerpt(item.excerpt)
         data["slug"] = item.slug
         data["image"] = self.image(item)
-        fields = {f.name: str(item.meta.get(f.meta_key) or "") for f in VENUE.values}
+        fields = _shown_fields(VENUE, item)
         data.update(fields)
         geo = {f.name: item.meta.get(f.meta_key) for f in VENUE.of_kind(GEO)}
         if all(value not in (None, "") for value in geo.values()):
@@ -188,8 +198,7 @@ class Builder:
         data["excerpt"] = _excerpt(item.excerpt)
         data["slug"] = item.slug
         data["image"] = self.image(item)
-        for f in ORGANIZER.values:
-            data[f.name] = str(item.meta.get(f.meta_key) or "")
+        data.update(_shown_fields(ORGANIZER, item))
         if single:
             ld: dict[str, Any] = {
                 "@type": "Person",
@@ -233,6 +242,8 @@ class Builder:
             cost_details["currency_symbol"] = stored_symbol
             cost_details["currency_position"] = str(meta.get("_EventCurrencyPosition") or cost_details["currency_position"])
         website = meta.get("_EventURL")
+        if website is not None:
+            website = safe_url(website)  # a stored javascript: (data:...) link is not shown
         data: dict[str, Any] = {"id": item.id, **self._global_ids(item)}
         post = self._post_fields(item)
         del post["id"]

@@ -9,7 +9,9 @@ printed. This package holds those rules and nothing else, one concept per module
 * :mod:`.kses`: WordPress's kses HTML filter (``wp_kses_post``, ``wp_filter_kses``, safecss,
   bad protocols, entity normalisation);
 * :mod:`.formatting`: WordPress's formatting functions (``sanitize_text_field``, ``esc_html``,
-  ``esc_url_raw``, ``is_email``, ``wp_strip_all_tags``, ``wp_trim_words``, ...);
+  ``esc_url_raw``, ``is_email``, ``wp_strip_all_tags``, ``wp_trim_words``, ...) and the
+  link rule built on ``esc_url()`` (``is_safe_url``, ``safe_url``);
+* :mod:`.redirect`: ``wp_sanitize_redirect`` / ``wp_validate_redirect`` (the login's redirect);
 * :mod:`.strtotime` (with :mod:`.strtotime_reader` and :mod:`.strtotime_scanner`): PHP's
   ``strtotime()`` / ``date_create()`` grammar;
 * :mod:`.timezones`: PHP's ``DateTimeZone`` names, abbreviations and fixed offsets;

@@ -650,6 +650,7 @@ def _nh3_attributes(allowed: dict[str, frozenset[str]]) -> dict[str, set[str]]:
     return {t: set(a) - {"download"} for t, a in allowed.items() if t != "object"}
 
 
+_NH3_CHECKED = frozenset({"href", "src"})  # the URI attributes nh3 checks against url_schemes
 _NH3_POST = {
     "tags": set(_POST_ALLOWED) - {"object"},
     "attributes": _nh3_attributes(_POST_ALLOWED),
@@ -681,7 +682,18 @@ def _kses(text: str, allowed: dict[str, frozenset[str]], post: bool) -> str:
     # reference does, script and style contents included), attributes (event handlers...), and URLs
     # with disallowed schemes; comments (block delimiters) are kept.
     options = _NH3_POST if post else _NH3_TITLE
-    return nh3.clean(text, clean_content_tags=set(), strip_comments=False, link_rel=None, **options)
+    return nh3.clean(text, clean_content_tags=set(), strip_comments=False, link_rel=None,
+                     attribute_filter=_uri_attribute_filter, **options)
+
+
+def _uri_attribute_filter(element: str, attribute: str, value: str) -> str | None:
+    """The URI attributes of wp_kses_uri_attributes() that nh3 does not check itself (``cite``,
+    ``longdesc``, ``usemap``...; it checks ``href`` and ``src`` against ``url_schemes``) lose a
+    value with a scheme that is not allowed: the reference strips the scheme
+    (wp_kses_bad_protocol); the attribute goes here, as nh3 drops a bad ``href``."""
+    if attribute in _URI_ATTRS and attribute not in _NH3_CHECKED and _bad_protocol(value) != value:
+        return None
+    return value
 
 
 def kses_post(html: str) -> str:

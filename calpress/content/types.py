@@ -9,6 +9,7 @@ app's :class:`calpress.content.registry.ContentRegistry` holds the definitions, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,6 +237,9 @@ class MetaField:
     name: str
     single: bool
     schema: dict[str, Any]
+    # The registration's own rule for a value written through ``meta`` beyond its schema (a
+    # ``validate`` callable, value -> bool), as the reference's registrations add one.
+    check: Callable[[Any], bool] | None = None
 
     @property
     def default(self) -> Any:
@@ -262,4 +266,4 @@ def meta_field(name: str, registration: dict[str, Any]) -> MetaField:
     for key in ("enum", "items", "properties", "format"):
         if key in registration:
             schema[key] = registration[key]
-    return MetaField(name, True, schema)
+    return MetaField(name, True, schema, registration.get("validate"))

@@ -19,6 +19,7 @@ from ..auth.authenticate import REST_NONCE_ACTION
 from ..auth.throttle import retry_message
 from ..auth.users import User, check_password, get_user_by
 from ..compat.formatting import is_uuid
+from ..compat.redirect import validate_redirect
 from ..rest.request import parse_query
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ class Pages:
             http_only=True,
             same_site="Lax",
         )
-        raise falcon.HTTPFound(_local_redirect(redirect_to))
+        raise falcon.HTTPFound(_local_redirect(redirect_to, (origin, self.site.home_url(self.site.options(), origin))))
 
     # -- dashboard and nonce --------------------------------------------------------------------
 
@@ -322,9 +323,10 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def _local_redirect(target: str) -> str:
-    """Only same-site redirects after login (the reference's wp_safe_redirect)."""
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/"):
-        return ADMIN_PATH
-    return target
+def _local_redirect(target: str, site_addresses: tuple[str, ...]) -> str:
+    """Only same-site redirects after login, as the reference's wp_safe_redirect: the target is
+    cleaned as a browser-proof URL (backslashes, whitespace and control characters dropped,
+    ``//host`` read as a host) and kept only when it stays on one of ``site_addresses``' hosts;
+    anything else goes to the dashboard."""
+    hosts = tuple(urlsplit(address).hostname or "" for address in site_addresses)
+    return validate_redirect(target, ADMIN_PATH, hosts)

@@ -19,6 +19,7 @@ from urllib.parse import quote_plus
 from ..calendar import events as cal
 from ..calendar.fields import VENUE
 from ..calendar.views import covered_days
+from ..compat.formatting import safe_url
 from ..compat.phpdate import format_php
 from ..compat.timezones import timezone_abbr
 from ..content import items as item_service
@@ -133,7 +134,7 @@ def place_of(ctx: Context, item: Item) -> Place:
     place = Place(
         id=item.id, name=rendering.render_title(item.title).strip(), url=item_service.permalink(ctx, item),
         street=values.get("address", ""), locality=locality, country=values.get("country", ""),
-        phone=values.get("phone", ""), website=values.get("website", ""),
+        phone=values.get("phone", ""), website=safe_url(values.get("website", "")),
     )
     if meta.get("_VenueShowMapLink", True):
         place.map_url = map_url(place)
@@ -145,7 +146,7 @@ def person_of(ctx: Context, item: Item) -> Person:
     return Person(
         id=item.id, name=rendering.render_title(item.title).strip(), url=item_service.permalink(ctx, item),
         phone=str(meta.get("_OrganizerPhone") or ""), email=str(meta.get("_OrganizerEmail") or ""),
-        website=str(meta.get("_OrganizerWebsite") or ""),
+        website=safe_url(meta.get("_OrganizerWebsite") or ""),
     )
 
 

@@ -45,7 +45,7 @@ from ..auth.authenticate import view_nonces
 from ..calendar import events as cal
 from ..calendar import views as cal_views
 from ..calendar.represent import Builder
-from ..compat.formatting import strip_all_tags
+from ..compat.formatting import safe_url, strip_all_tags
 from ..content import archives, permissions, public, rendering
 from ..content import items as item_service
 from ..content.items import Context, Item
@@ -57,7 +57,7 @@ from ..rest.urls import rest_url
 from . import discovery, feeds
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
-from .views import Addresses, ical_address, render_view, script_json, templates, term_url
+from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, templates, term_url
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -288,10 +288,7 @@ class PublicSite:
         headers["Link"] = ", ".join(link_header)
         headers["X-Content-Type-Options"] = "nosniff"
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
-        headers["Content-Security-Policy"] = (
-            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; "
-            "media-src 'self' https:; frame-src https:; object-src 'none'; base-uri 'self'; form-action 'self'"
-        )
+        headers["Content-Security-Policy"] = PAGE_POLICY
         home = who.origin
         nav = [("Home", home + "/", current == "home"), ("Events", home + "/events/", current == "events")]
         if who.user:
@@ -435,7 +432,7 @@ class PublicSite:
         builder = Builder(ctx, lambda name, query=None, **params: self.rest_link(who, name, query, **params), loaded,
                           single=True, password=password)
         json_ld = [] if locked else [script_json([builder.event(item)["json_ld"]])]
-        website = str(item.meta.get("_EventURL") or "")
+        website = safe_url(item.meta.get("_EventURL") or "")  # no javascript: (data:...) href
         content = "" if locked else rendering.render_content(item.content).strip()
         links = [
             {"rel": "alternate", "type": "application/json", "href": self.rest_link(who, "cms.cal_events.item", id=item.id)},

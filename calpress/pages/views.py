@@ -39,6 +39,13 @@ templates = Environment(
     loader=PackageLoader("calpress", "templates"), autoescape=select_autoescape(["html"]), trim_blocks=False, lstrip_blocks=False
 )
 
+# The Content-Security-Policy of every public HTML answer: the pages and the cal/views/v2 route
+# that re-renders their views (the same HTML, so the same policy).
+PAGE_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; "
+    "media-src 'self' https:; frame-src https:; object-src 'none'; base-uri 'self'; form-action 'self'"
+)
+
 VIEW_LABELS = {"list": "List", "month": "Month", "day": "Day"}
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 

@@ -69,7 +69,10 @@ def cmd_import_wxr(args: argparse.Namespace) -> int:
 
 
 def cmd_export_wxr(args: argparse.Namespace) -> int:
-    from .transfer.wxr_export import export_wxr
+    """``export wxr``: refused, with nothing written, when the site has no absolute address (its
+    links and attachment URLs would be relative, and an import of the file would fail every
+    attachment) or when the file cannot be written where it is asked for."""
+    from .transfer.wxr_export import NoSiteAddress, export_wxr, site_address
 
     post_types = [t.strip() for t in args.post_type.split(",") if t.strip()] if args.post_type else None
     target = args.file or f"calpress.wordpress.{dt.date.today().isoformat()}.000.xml"
@@ -77,19 +80,31 @@ def cmd_export_wxr(args: argparse.Namespace) -> int:
     def run(app: Any, user: Any) -> int:
         from .cli import _bar
 
+        try:
+            site_address(app.site)
+        except NoSiteAddress as err:
+            raise CliError(f"{err.reason}: give its public address with --site-url=https://... "
+                           "(or CALPRESS_SITE_URL), or set the siteurl and home options.") from None
+        path = Path(target)
+        if target != "-":
+            if path.is_dir():
+                raise CliError(f"'{target}' is a folder; give a file name.")
+            folder = path.parent
+            if not folder.is_dir():
+                raise CliError(f"Unable to write '{target}': the folder '{folder}' does not exist.")
         update, finish = _bar("exporting", args.quiet or target == "-")
         if target == "-":
             export_wxr(app.site, sys.stdout.buffer, post_types=post_types, names=args.names, progress=update)
             sys.stdout.buffer.flush()
             return 0
-        path = Path(target)
-        if path.is_dir():
-            raise CliError(f"'{target}' is a folder; give a file name.")
         partial = path.with_name(path.name + ".part")  # a failed export leaves no half file
         try:
             with partial.open("wb") as out:
                 summary = export_wxr(app.site, out, post_types=post_types, names=args.names, progress=update)
             partial.replace(path)
+        except OSError as err:
+            partial.unlink(missing_ok=True)
+            raise CliError(f"Unable to write '{target}': {err.strerror or err}.") from None
         except BaseException:
             partial.unlink(missing_ok=True)
             raise

@@ -5,7 +5,9 @@ server: anyone may call them, and what guards them is the validation, as in the 
 import id must name a pending record, ``batch_hash`` must be the hash that record expects). Each
 argument is checked by the reference's rule in its order; the arguments the reference checks only
 with its type (``status`` of ``state``, ``message``, ``message_slug``) are checked after the others
-pass, as its sanitising pass does. The effects are :mod:`calpress.calendar.imports`'.
+pass, as its sanitising pass does. A batch of more events than the site asks the service for
+(10, the reference's ``event_aggregator_event_batch_size``; :func:`calpress.calendar.imports.batch_size`)
+is refused after those checks. The effects are :mod:`calpress.calendar.imports`'.
 
 ``GET /imports`` lists the import records and ``POST /imports`` schedules an iCalendar import
 (``manage_options``: administrators); ``calpress import run-due`` runs the schedules.
@@ -30,6 +32,7 @@ from .scope import context_of, scope_of
 
 NAMESPACE = "cal-aggregator"
 INTERVAL_OPTION = "cal_ea_batch_interval"  # the reference's event_aggregator_event_batch_interval filter
+SIZE_OPTION = "cal_ea_batch_size"  # the reference's event_aggregator_event_batch_size filter (imports.batch_size)
 MAX_IMAGES = 50  # images downloaded for one batch at most
 
 def _accept(value: Any, request: RestRequest, name: str) -> bool:
@@ -165,10 +168,19 @@ class AggregatorRoutes:
         return record
 
     def batch(self, request: RestRequest) -> dict[str, Any]:
+        """One batch of events. A batch larger than the site asks the service for
+        (:func:`calpress.calendar.imports.batch_size`: 10 unless the ``cal_ea_batch_size`` option
+        says otherwise, as the reference's filter) is refused after the reference's checks,
+        before anything is fetched or written: 400 ``rest_invalid_param`` naming ``events``."""
         ctx = context_of(request)
         status = request.get_param("status")
         events = request.get_param("events")
         events = events if isinstance(events, list) else []
+        cap = imports.batch_size(ctx.options.get(SIZE_OPTION, imports.BATCH_SIZE))
+        if len(events) > cap:
+            reason = f"A batch carries at most {cap} events; this one carries {len(events)}."
+            raise RestError("rest_invalid_param", "Invalid parameter(s): events", status=400,
+                            params={"events": reason}, details=[])
         # Images given by address are fetched before the transaction, through the guarded client.
         downloads: attachments.Downloads = {
             url: attachments.fetch(self.site.http, url) for url in imports.image_urls(events)[:MAX_IMAGES]

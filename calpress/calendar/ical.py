@@ -13,7 +13,13 @@ ends them with CRLF):
   (the rendered content as plain text), ``URL``, and when there is one ``LOCATION``, ``GEO``,
   ``CATEGORIES``, ``ATTACH;FMTTYPE=…`` (the featured image) and ``ORGANIZER;CN=…:MAILTO:…``.
   As the reference, only the event's first organizer is written, and only when it has an email
-  (RFC 5545 allows a single ``ORGANIZER``, and it must be an address).
+  (RFC 5545 allows a single ``ORGANIZER``, and it must be an address): one that WordPress's
+  ``is_email()`` refuses is left out with its ``ORGANIZER``.
+* No stored value can break the document, whoever wrote it: text values lose the control
+  characters RFC 5545 forbids (line breaks are kept, escaped by the library, in the free text
+  of ``SUMMARY``, ``DESCRIPTION``, ``LOCATION`` and ``CATEGORIES``; single-line values and
+  parameters such as the organizer's ``CN`` and the calendar's names turn them into spaces), and
+  an address (``URL``, ``ATTACH``) with a control character or a space is left out.
 * All-day events are ``VALUE=DATE``: ``DTSTART`` is the first day, ``DTEND`` the day after the
   last one (the end is exclusive), as the reference's "+1 day".
 * Timed events in an IANA zone are written as wall times with ``TZID=<zone>``, with one
@@ -48,7 +54,7 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Event, Timezone, TimezoneDaylight, TimezoneStandard, vCalAddress
 
-from ..compat.formatting import strip_all_tags
+from ..compat.formatting import is_email, strip_all_tags
 
 __all__ = ["ECP_VERSION", "IcalEvent", "calendar_bytes", "html_to_text", "uid_of"]
 
@@ -84,6 +90,11 @@ _IMAGE_TYPES = {
     "ico": "image/x-icon",
     "heic": "image/heic",
 }
+
+# What RFC 5545 allows in no value (its CONTROL but HTAB, and LF, kept as a line break of free text).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# What an address (URI) may not hold as it is: controls and blanks.
+_NOT_URI = re.compile(r"[\x00-\x20\x7f]")
 
 # Line breaks and ends of block elements, which become new lines in the plain text.
 _BREAK_TAG = re.compile(
@@ -165,6 +176,8 @@ def html_to_text(content: str) -> str:
 
 
 def _calendar(site_name: str, home: str, description: str) -> Calendar:
+    site_name, description = _line(site_name), _line(description)
+    home = _NOT_URI.sub("", home)
     calendar = Calendar()
     calendar.add("version", "2.0")
     calendar.add("prodid", f"-//{site_name} - ECPv{ECP_VERSION}//NONSGML v1.0//EN")
@@ -187,8 +200,8 @@ def _vevent(event: IcalEvent, home: str, stamp: datetime.datetime) -> Event:
         component.add("last-modified", _as_utc(event.modified_utc))
     component.add("uid", uid_of(event, home))
     component.add("summary", _plain(event.summary))
-    component.add("description", html_to_text(event.description_html))
-    if event.url:
+    component.add("description", _text(html_to_text(event.description_html)))
+    if _is_uri(event.url):
         component.add("url", event.url)
     _add_details(component, event)
     return component
@@ -212,15 +225,15 @@ def _add_times(component: Event, event: IcalEvent) -> None:
 
 
 def _add_details(component: Event, event: IcalEvent) -> None:
-    location = html.unescape(event.location)
+    location = _text(html.unescape(event.location))
     if location:
         component.add("location", location)
     if event.geo is not None:
         component.add("geo", (float(event.geo[0]), float(event.geo[1])))
-    categories = [html.unescape(name) for name in event.categories if name]
+    categories = [text for text in (_text(html.unescape(name)) for name in event.categories if name) if text]
     if categories:
         component.add("categories", categories)
-    if event.image_url:
+    if _is_uri(event.image_url):
         fmttype = _image_type(event.image_url)
         component.add("attach", event.image_url, parameters={"FMTTYPE": fmttype} if fmttype else None)
     organizer = _organizer(event.organizers)
@@ -229,12 +242,13 @@ def _add_details(component: Event, event: IcalEvent) -> None:
 
 
 def _organizer(organizers: Iterable[tuple[str, str]]) -> vCalAddress | None:
-    """The first organizer, as the reference, when it has an email."""
+    """The first organizer, as the reference, when it has an email (one ``is_email()`` takes:
+    a stored value with a line break or a control character is no address)."""
     for name, email in organizers:
-        if not email:
+        if not email or not is_email(email):
             return None
         address = vCalAddress(f"MAILTO:{email}")
-        name = _plain(name)
+        name = _line(_plain(name))
         if name:
             address.params["CN"] = name
         return address
@@ -243,8 +257,23 @@ def _organizer(organizers: Iterable[tuple[str, str]]) -> vCalAddress | None:
 
 def _plain(text: str) -> str:
     """A title as the reference writes it: tags stripped, entities decoded."""
-    text = html.unescape(strip_all_tags(text))
-    return text.replace("\r\n", "\n").replace("\r", "")
+    return _text(html.unescape(strip_all_tags(text)))
+
+
+def _text(text: str) -> str:
+    """Free text as a TEXT value may hold it: line breaks (CRLF or LF) as ``\\n``, which the
+    library escapes; other control characters, a lone CR among them, dropped."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+
+
+def _line(text: str) -> str:
+    """A single-line value or parameter: control characters dropped, line breaks made spaces."""
+    return " ".join(_text(text).split("\n")).strip()
+
+
+def _is_uri(value: str) -> bool:
+    """Whether an address can be written as a URI value: not empty, no control or blank."""
+    return bool(value) and _NOT_URI.search(value) is None
 
 
 def _image_type(url: str) -> str | None:

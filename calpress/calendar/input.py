@@ -32,7 +32,7 @@ from ..media import attachments
 from ..rest.errors import RestError
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
 from .events import CalendarError, EventInput, LinkedInput, existing_ids, parse_moment, save_linked, site_timezone
-from .fields import FLAG, LinkedKind, kind_of
+from .fields import FLAG, LinkedKind, invalid_field, kind_of
 from .values import as_list, is_empty_link, linked_entries, truthy
 
 _INT = re.compile(r"\d+")
@@ -119,7 +119,9 @@ def _image(conn: sa.Connection, ctx: Context, value: Any, images: attachments.Do
 
 def linked_fields(content_type: str, data: Mapping[str, Any]) -> LinkedInput:
     """The name, description, excerpt, fields and flags of a venue or organizer given as data
-    (on its own route or inline on an event). Values that are objects or lists are ignored."""
+    (on its own route or inline on an event). Values that are objects or lists are ignored, and
+    so is a value its field's ``check`` refuses (an organizer e-mail that is no address, as an
+    import may give one: the REST routes refuse it first, :func:`check_fields`)."""
     kind = kind_of(content_type)
 
     def text(name: str) -> str | None:
@@ -133,9 +135,19 @@ def linked_fields(content_type: str, data: Mapping[str, Any]) -> LinkedInput:
             continue
         if f.kind == FLAG:
             found.flags[f.name] = truthy(value)
-        elif not isinstance(value, (dict, list)):
+        elif not isinstance(value, (dict, list)) and (f.check is None or f.check(str(value))):
             found.fields[f.name] = str(value)
     return found
+
+
+def check_fields(content_type: str, data: Mapping[str, Any]) -> None:
+    """Refuse a venue or organizer write whose field a ``check`` refuses (the organizer e-mail:
+    ``is_email()``, so that no line break or control character reaches the .ics exports): 400
+    ``rest_invalid_param`` naming it, as the REST engine names an argument its validator refuses."""
+    bad = invalid_field(content_type, dict(data))
+    if bad is not None:
+        raise CalendarError("rest_invalid_param", f"Invalid parameter(s): {bad.name}", status=400,
+                            params={bad.name: "Invalid parameter."}, details=[])
 
 
 def linked_input(
@@ -148,7 +160,9 @@ def linked_input(
     images: attachments.Downloads | None = None,
 ) -> LinkedInput:
     """A venue or organizer write on its own route (calendar-api.md 4.8, 4.9): its fields, the
-    author, the post date, the scaled status and the image (0 when given empty: removed)."""
+    author, the post date, the scaled status and the image (0 when given empty: removed). A
+    field its ``check`` refuses is a 400 (:func:`check_fields`)."""
+    check_fields(content_type, data)
     found = linked_fields(content_type, data)
     if data.get("author") not in (None, ""):
         found.author = int(data["author"])
@@ -162,8 +176,9 @@ def linked_input(
 
 def linked_value_ids(content_type: str, value: Any, *, many: bool) -> set[int] | None:
     """The ids a venue (one) or organizer (``many``) value given on an event links by id, or None
-    when the value is malformed: more than one venue, an object to create without a name, an
-    entry that is neither an id nor an object. Objects with an ``id`` are checked when the event
+    when the value is malformed: more than one venue, an object to create without a name (or
+    with a field its ``check`` refuses: an e-mail that is no address), an entry that is neither
+    an id nor an object. Objects with an ``id`` are checked when the event
     is saved (``invalid-linked-post-id``); empty values unlink."""
     if is_empty_link(value):
         return set()
@@ -179,6 +194,8 @@ def linked_value_ids(content_type: str, value: Any, *, many: bool) -> set[int] |
             title = entry.get(name)
             if not isinstance(title, str) or not title.strip():
                 return None
+            if invalid_field(content_type, entry) is not None:
+                return None  # an organizer to create whose e-mail is no address
         elif isinstance(entry, int) or (isinstance(entry, str) and _INT.fullmatch(entry)):
             ids.add(int(entry))
         else:

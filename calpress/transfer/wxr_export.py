@@ -40,6 +40,10 @@ What is written, and how:
   ``post_format`` term (``post-format-aside``) as WordPress keeps formats.
 - **Comments**: every comment but spam, as WordPress's export; ``comment_approved`` ``1``,
   ``0`` or ``trash``.
+- **Addresses**: links, the channel's base address and attachment URLs are absolute, made with
+  the ``home`` option, else ``siteurl``, else the site URL setting (:func:`site_address`); a
+  site with none of them is refused (:class:`NoSiteAddress`) before anything is written, as a
+  file of relative addresses imports without any of its files.
 
 Text goes in CDATA sections as ``wxr_cdata`` writes them (a ``]]>`` inside split across two
 sections); characters XML 1.0 forbids (control characters, lone surrogates, U+FFFE/U+FFFF) are
@@ -55,6 +59,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
 import sqlalchemy as sa
@@ -75,7 +80,7 @@ from ..media.attachments import FILE_KEY
 from ..media.storage import InvalidKey, absolute_url, served_url
 from ..store.tables import comments, event_links, events, posts, terms
 
-__all__ = ["BATCH_SIZE", "DEFAULT_TYPES", "NAMES", "ExportSummary", "export_wxr"]
+__all__ = ["BATCH_SIZE", "DEFAULT_TYPES", "NAMES", "ExportSummary", "NoSiteAddress", "export_wxr", "site_address"]
 
 WXR_VERSION = "1.2"
 BATCH_SIZE = 500
@@ -209,6 +214,33 @@ class _Names:
 # -- the export -----------------------------------------------------------------------------------
 
 
+class NoSiteAddress(ValueError):
+    """The site has no absolute address to write links and attachment URLs with; ``found`` is
+    the address it has ("" for none)."""
+
+    def __init__(self, found: str) -> None:
+        self.found = found
+        shown = f" ({found!r} is not an absolute http or https address)" if found else ""
+        self.reason = f"The site has no absolute address to write links and attachment URLs with{shown}"
+        super().__init__(f"{self.reason}: set the home or siteurl option, or the site URL setting.")
+
+
+def site_address(site: Any, options: dict[str, Any] | None = None) -> str:
+    """The absolute address the file's links, GUIDs and attachment URLs are written with: the
+    ``home`` option, else ``siteurl``, else the site URL setting (``options``: the site's current
+    ones when None). NoSiteAddress when none of them is an absolute http(s) address: a file of
+    relative links cannot be imported (every attachment would fail, every featured image go)."""
+    home = site.home_url(site.options() if options is None else options)
+    try:
+        parts = urlsplit(home)
+        absolute = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # an unparsable address (a bad IPv6 host, a port out of range)
+        absolute = False
+    if not absolute:
+        raise NoSiteAddress(home)
+    return home
+
+
 def export_wxr(
     site: Any,
     out: BinaryIO,
@@ -224,6 +256,9 @@ def export_wxr(
     for a type the site does not know. ``names``: ``"wordpress"`` (The Events Calendar's names,
     for WordPress's importer) or ``"calpress"``. ``progress(done, total)`` is called after each
     batch of ``batch_size`` items. Returns what was written.
+
+    Addresses are absolute, from :func:`site_address`; without one NoSiteAddress is raised
+    before anything is written.
     """
     if names not in NAMES:
         raise ValueError(f"names must be one of {', '.join(NAMES)}")
@@ -233,7 +268,8 @@ def export_wxr(
     unknown = [name for name in types if name not in site.registry.types]
     if unknown:
         raise ValueError(f"unknown content type: {', '.join(unknown)}")
-    ctx = Context.of(site)
+    options = site.options()
+    ctx = Context.of(site, home=site_address(site, options), options=options)
     with site.read() as conn:
         return _Export(conn, ctx, site, out, types, _Names(names == "wordpress"), progress, batch_size).run()
 

@@ -440,6 +440,12 @@ class WxrImport:
     def _linked(self, kind: str, post: Post) -> LinkedInput:
         fields = kind_of(kind)
         values = {f.name: post.meta_value(f.meta_key) or "" for f in fields.values if post.meta_value(f.meta_key) is not None}
+        for f in fields.values:
+            if f.check is not None and f.name in values and not f.check(values[f.name]):
+                # An organizer e-mail that is no address (a line break in it would break every
+                # .ics export of its events): left out, as the REST routes refuse it.
+                self._problem(f"Item {post.id} ({post.type}, line {post.line}): its {f.name} {values.pop(f.name)!r} "
+                              "is not valid; left out.")
         flags = {f.name: truthy(post.meta_value(f.meta_key)) for f in fields.flags if post.meta_value(f.meta_key) is not None}
         return LinkedInput(title=post.title, description=post.content, excerpt=post.excerpt, fields=values, flags=flags)
 
@@ -465,6 +471,9 @@ class WxrImport:
             hide_from_listings=truthy(post.meta_value("_EventHideFromUpcoming") or False),
             sticky=post.menu_order == -1, featured=truthy(post.meta_value("_tribe_featured") or False),
             venues=new_venues, organizers=new_organizers,
+            # As the other types keep them (_base_changes): a protected event stays protected, a
+            # closed discussion closed.
+            password=base.password, comment_status=base.comment_status, ping_status=base.ping_status,
         )
         terms = self._item_terms(conn, post, (CATEGORY_TAXONOMY, "post_tag"))
         data.categories = terms.get(CATEGORY_TAXONOMY, [])

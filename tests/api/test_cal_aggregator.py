@@ -158,6 +158,51 @@ def test_a_wrong_or_missing_hash_changes_nothing(app, admin, client):
     assert reload(app, record).status == "cal-ea-pending"
 
 
+def test_a_batch_over_the_size_the_service_is_asked_for_is_refused(app, admin, client):
+    """The reference's site asks the service for batches of 10 events (its
+    ``event_aggregator_event_batch_size`` filter): a larger batch is refused before anything is
+    written, and the record keeps waiting for that batch with the same hash (issue 29, item 16)."""
+    from cal_support import set_option
+
+    record = make_record(app, admin)
+    batch_hash = record.meta[imports.NEXT_HASH]
+    over = [ea_event(n) for n in range(imports.BATCH_SIZE + 1)]
+    refused = send_batch(client, record, batch_hash, 0, over)
+    assert refused.status_code == 400
+    assert refused.json == {"code": "rest_invalid_param", "message": "Invalid parameter(s): events",
+                            "data": {"status": 400, "params": {"events": "A batch carries at most 10 events; this one carries 11."},
+                                     "details": []}}
+    assert client.get("/cal/events/v1/events", params={"start_date": "2027-01-01", "status": "any"},
+                      user=admin).json["events"] == []
+    stored = reload(app, record)
+    assert stored.status == "cal-ea-pending" and stored.meta[imports.NEXT_HASH] == batch_hash
+    assert not stored.meta.get(imports.ACTIVITY)
+    # The reference's checks come first: a bad hash is named, not the size.
+    assert list(send_batch(client, record, "0" * 32, 0, over).json["data"]["params"]) == ["batch_hash"]
+
+    at_cap = send_batch(client, record, batch_hash, 0, over[:imports.BATCH_SIZE])
+    assert at_cap.status_code == 200, at_cap.json
+    assert len(at_cap.json["activity"]["cal_events"]["created"]) == imports.BATCH_SIZE
+
+    # A site that asks for more (the option, as the reference's filter) takes more, up to 100.
+    set_option(app, "cal_ea_batch_size", 11)
+    bigger = send_batch(client, record, at_cap.json["next_batch_hash"], 1,
+                        [ea_event(n, global_id=f"feeds.example.test?big={n}") for n in range(11)])
+    assert bigger.status_code == 200 and len(bigger.json["activity"]["cal_events"]["created"]) == 11
+    set_option(app, "cal_ea_batch_size", 3000)
+    huge = send_batch(client, record, bigger.json["next_batch_hash"], 2, [ea_event(n % 27) for n in range(101)])
+    assert huge.status_code == 400 and huge.json["data"]["params"] == {
+        "events": "A batch carries at most 100 events; this one carries 101."}
+
+
+@pytest.mark.parametrize(("option", "size"), [
+    (None, 10), (10, 10), (1, 1), (25, 25), ("40", 40), (100, 100), (101, 100), (3000, 100), (0, 10), (-5, 10),
+    ("", 10), ("lots", 10),
+])
+def test_the_batch_size_a_site_asks_for(option, size):
+    assert imports.batch_size(option) == size
+
+
 @pytest.mark.parametrize(("option", "interval"), [
     (10, 10), (30, 30), (200, 200), (600, 600), (601, 600), (None, 10), ("nan", 10), ("", 10), (5, 10),
 ])
@@ -285,7 +330,10 @@ def outbound_ports(image_server) -> str:
 def test_a_batch_downloads_fifty_images_at_most(app, admin, client, image_server):
     """Images given by address are fetched before the batch's transaction, 50 at most
     (``MAX_IMAGES``): the events past that cap are imported without their picture."""
+    from cal_support import set_option
+
     address, handler = image_server
+    set_option(app, "cal_ea_batch_size", cal_aggregator.MAX_IMAGES + 2)  # a site that asks for big batches
     record = make_record(app, admin)
     events = [ea_event(n % 27, global_id=f"feeds.example.test?img={n}", image=f"{address}/poster-{n}.png")
               for n in range(cal_aggregator.MAX_IMAGES + 2)]

@@ -618,9 +618,69 @@ def test_bad_values_for_every_write_parameter_write_nothing(app, client, admin, 
     assert count_posts(app) == before and stored(app, organizer) == row
 
 
-def test_email_is_not_checked_as_an_address(client, admin):
-    response = client.post(ORGANIZERS, user=admin, json={"organizer": "Loose", "email": "not an address"})
-    assert response.status_code == 201 and response.json["email"] == "not an address"
+# -- the e-mail is an address (issue 29, item 14) --------------------------------------------------
+
+# What WordPress's is_email() refuses, the rule of The Events Calendar's own REST API (its Email
+# parameter type): a line break or a control character could end a property of the .ics exports.
+BAD_EMAILS = ["not an address", "rec@example.org\r\nX-INJECTED:1", "rec@example.org\n", "rec\x01@example.org",
+              "rec@localhost", "@example.org"]
+
+
+@pytest.mark.parametrize("email", BAD_EMAILS)
+def test_an_email_that_is_no_address_is_refused_and_nothing_written(app, client, admin, email):
+    organizer = have(app, ORGANIZER, title="Untouched", meta={"_OrganizerEmail": "kept@example.org"})
+    before, row = count_posts(app), stored(app, organizer)
+    for path in (ORGANIZERS, f"{ORGANIZERS}/{organizer}"):
+        response = client.post(path, user=admin, json={"organizer": "Loose", "email": email})
+        assert response.status_code == 400, (path, response.json)
+        assert response.json["code"] == "rest_invalid_param"
+        assert response.json["message"] == "Invalid parameter(s): email"
+        assert response.json["data"]["status"] == 400 and response.json["data"]["params"] == {"email": "Invalid parameter."}
+    # Inline on an event: the organizer value is refused, no event and no organizer made.
+    response = client.post(EVENTS, user=admin, json={"title": "Inline", "start_date": "2030-01-01 10:00:00",
+                                                     "end_date": "2030-01-01 11:00:00",
+                                                     "organizer": [{"organizer": "Inline Org", "email": email}]})
+    assert response.status_code == 400 and response.json["code"] == "rest_invalid_param", response.json
+    assert response.json["data"]["params"] == {"organizer": "Invalid parameter."}
+    # Through /cms/v2 meta.
+    response = client.post(f"/cms/v2/cal_organizer/{organizer}", user=admin, json={"meta": {"_OrganizerEmail": email}})
+    assert response.status_code == 400 and response.json["code"] == "rest_invalid_param", response.json
+    assert count_posts(app) == before and stored(app, organizer) == row
+
+
+def test_an_address_or_nothing_is_taken_as_the_email(client, admin):
+    made = client.post(ORGANIZERS, user=admin, json={"organizer": "Mailed", "email": "first.last+tag@mail.example.org"})
+    assert made.status_code == 201 and made.json["email"] == "first.last+tag@mail.example.org"
+    cleared = client.post(f"{ORGANIZERS}/{made.json['id']}", user=admin, json={"email": ""})
+    assert cleared.status_code == 200 and "email" not in cleared.json  # empty fields are left out
+
+
+def test_a_stored_bad_email_cannot_break_the_ics_exports(app, client, admin):
+    """An e-mail stored before the check (or by another path): the single event's, the list's
+    and the month's .ics answer 200, whole, with no ORGANIZER for it and nothing injected."""
+    import icalendar
+
+    from calpress.content import items as item_service
+
+    bad = client.post(ORGANIZERS, user=admin, json={"organizer": "Bad Mail", "email": "bad@example.org"}).json
+    good = client.post(ORGANIZERS, user=admin, json={"organizer": "Good Mail", "email": "good@example.org"}).json
+    with app.site.write() as conn:
+        item_service.merge_meta(conn, bad["id"], {"_OrganizerEmail": "bad@example.org\r\nX-INJECTED:1\x07"})
+    event = make_event(client, admin, "Broken Mail", organizer=[str(bad["id"])])
+    other = make_event(client, admin, "Fine Mail", start_hours=26, organizer=[str(good["id"])])
+    month = event["start_date"][:7]
+    home = "http://example.test"
+    for path in (event["url"].removeprefix(home) + "?ical=1", "/events/ical/", "/events/list/?ical=1",
+                 f"/events/month/{month}/?ical=1"):
+        response = client.get(path)
+        assert response.status_code == 200, (path, response.status_code, response.text[:300])
+        assert response.headers["content-type"].startswith("text/calendar")
+        assert b"X-INJECTED" not in response.content and b"\x07" not in response.content
+        found = {str(e["SUMMARY"]): e for e in icalendar.Calendar.from_ical(response.content).walk("VEVENT")}
+        assert "ORGANIZER" not in found["Broken Mail"], path
+        if "Fine Mail" in found:
+            assert str(found["Fine Mail"]["ORGANIZER"]) == "MAILTO:good@example.org"
+    assert other["id"]
 
 
 # -- the same organizer through /cms/v2/cal_organizer ---------------------------------------------

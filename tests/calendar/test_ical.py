@@ -395,6 +395,57 @@ def test_organizer_name_with_quotes_survives():
 
 
 @pytest.mark.parametrize(
+    "email",
+    [
+        "bad@example.org\r\nX-INJECTED:1",
+        "bad@example.org\nATTENDEE:mailto:x@example.org",
+        "bad@example.org\r",
+        "bad\x01@example.org",
+        "not an address",
+        "bad@localhost",
+    ],
+)
+def test_a_bad_stored_organizer_email_leaves_the_organizer_out_and_breaks_nothing(email):
+    """A stored e-mail ``is_email()`` refuses (one with a line break could end the property and
+    start another, and made icalendar raise: the whole feed answered 500) writes no ORGANIZER;
+    the document and the other events are whole (issue 29, item 14)."""
+    data = export(make(1, organizers=(("Bad", email),)), make(2, organizers=(("Good", "good@example.org"),)))
+    first, second = vevents(data)
+    assert "ORGANIZER" not in first
+    assert str(second["ORGANIZER"]) == "MAILTO:good@example.org"
+    assert b"X-INJECTED" not in data and b"ATTENDEE" not in data
+
+
+def test_control_characters_in_stored_values_cannot_break_the_document():
+    """Every text value loses the controls RFC 5545 forbids; line breaks stay in free text
+    (escaped), become spaces in single-line values and parameters; an address holding a control
+    character or a space is left out (issue 29, item 14)."""
+    event = make(
+        summary="Jazz\x00 Night\r\nX-SUMMARY-INJECTED:1",
+        description_html="<p>Line\x07 one</p>\r\nX-DESC:1",
+        location="Hall\x1b\r\nLOCATION:elsewhere",
+        categories=("Mu\x01sic\r\nX-CAT:1", "\x02"),
+        organizers=(("Jane\r\nX-CN:1 \x03Doe", "jane@example.org"),),
+        url="https://events.example.org/event/x/\r\nX-URL:1",
+        image_url="https://events.example.org/poster.png\nX-ATTACH:1",
+    )
+    data = export(event, site_name="Town\r\nX-NAME:1 Hall\x04", description="Our\r\nevents\x05")
+    calendar = parse(data)
+    for line in data.split(b"\r\n"):
+        assert not line.startswith(b"X-") or line.split(b":")[0] in (b"X-WR-CALNAME", b"X-ORIGINAL-URL", b"X-WR-CALDESC"), line
+        assert not any(c < 0x20 and c != 0x09 for c in line), line
+    assert str(calendar["X-WR-CALNAME"]) == "Town X-NAME:1 Hall"
+    assert str(calendar["X-WR-CALDESC"]) == "Our events"
+    (parsed,) = calendar.walk("VEVENT")
+    assert str(parsed["SUMMARY"]) == "Jazz Night\nX-SUMMARY-INJECTED:1"
+    assert str(parsed["LOCATION"]) == "Hall\nLOCATION:elsewhere"
+    assert [str(c) for c in parsed["CATEGORIES"].cats] == ["Music\nX-CAT:1"]
+    assert parsed["ORGANIZER"].params["CN"] == "Jane X-CN:1 Doe"
+    assert "URL" not in parsed and "ATTACH" not in parsed
+    assert "\x07" not in str(parsed["DESCRIPTION"])
+
+
+@pytest.mark.parametrize(
     "url, fmttype",
     [
         ("https://x.example/a/photo.png", "image/png"),

@@ -5,6 +5,7 @@ standard library's XML parser."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -404,3 +405,88 @@ def test_batches_progress_and_chosen_types(app) -> None:
     empty = io.BytesIO()
     assert export_wxr(app.site, empty, post_types=["cal_venue"]).items == 0
     assert ET.fromstring(empty.getvalue()).find("channel").findall("item") == []
+
+
+# -- the command: where the file's addresses come from, where it goes (issue 29, item 7) -----------
+
+
+def _exported_addresses(path) -> tuple[str, list[str], list[str]]:
+    """The channel's base address, the items' links and the attachment URLs of an export."""
+    channel = ET.parse(path).getroot().find("channel")
+    links = [item.findtext("link") for item in channel.findall("item")]
+    files = [item.findtext("wp:attachment_url", namespaces=NS) for item in channel.findall("item")
+             if item.findtext("wp:post_type", namespaces=NS) == "attachment"]
+    return channel.findtext("wp:base_site_url", namespaces=NS), links, files
+
+
+def test_export_without_a_site_address_is_refused_and_writes_nothing(cli_admin, tmp_path, monkeypatch) -> None:
+    """No site URL setting and no siteurl/home option: the file's links and attachment URLs would
+    be relative and an import of it would fail every attachment. Refused, naming --site-url."""
+    monkeypatch.delenv("CALPRESS_SITE_URL", raising=False)
+    poster = tmp_path / "poster.png"
+    poster.write_bytes(image_bytes())
+    code, _, err = cli_admin("media", "import", str(poster), "--porcelain")
+    assert code == 0, err
+    code, _, err = cli_admin("post", "create", "--post_title=Exported", "--post_status=publish", "--porcelain")
+    assert code == 0, err
+    target = tmp_path / "site.xml"
+    for where in (str(target), "-"):
+        code, out, err = cli_admin("export", "wxr", where, "--quiet")
+        assert code == 1 and out == "", (where, out)
+        assert err.startswith("Error: ") and "--site-url" in err and err.count("\n") == 1, err
+    assert not target.exists() and not list(tmp_path.glob("*.part"))
+
+    # Given on the command line: absolute addresses everywhere.
+    code, out, err = cli_admin("--site-url", "https://given.example.org", "export", "wxr", str(target), "--quiet")
+    assert code == 0, err
+    base, links, files = _exported_addresses(target)
+    assert base == "https://given.example.org"
+    assert links and all(link.startswith("https://given.example.org/") for link in links), links
+    assert len(files) == 1 and files[0].startswith("https://given.example.org/wp-content/uploads/"), files
+
+    # The site's own options, without the setting: home for the links (and the files, as the
+    # site serves them), siteurl when home is not set.
+    code, _, err = cli_admin("option", "update", "siteurl", "https://cms.example.org")
+    assert code == 0, err
+    code, _, err = cli_admin("export", "wxr", str(target), "--quiet")
+    assert code == 0, err
+    base, links, files = _exported_addresses(target)
+    assert base == "https://cms.example.org" and files[0].startswith("https://cms.example.org/wp-content/uploads/")
+    code, _, err = cli_admin("option", "update", "home", "https://www.example.org/")
+    assert code == 0, err
+    code, _, err = cli_admin("export", "wxr", str(target), "--quiet")
+    assert code == 0, err
+    base, links, files = _exported_addresses(target)
+    assert base == "https://www.example.org" and all(link.startswith("https://www.example.org/") for link in links)
+
+    # An option that is no absolute address does not count as one.
+    code, _, err = cli_admin("option", "update", "home", "/relative")
+    assert code == 0, err
+    code, _, err = cli_admin("export", "wxr", str(target), "--quiet")
+    assert code == 1 and "--site-url" in err and "'/relative'" in err, err
+
+
+def test_export_into_a_folder_that_does_not_exist_is_an_error_line(cli_admin, tmp_path) -> None:
+    target = tmp_path / "no" / "such" / "site.xml"
+    code, out, err = cli_admin("--site-url", "https://given.example.org", "export", "wxr", str(target), "--quiet")
+    assert code == 1 and out == ""
+    assert err == f"Error: Unable to write '{target}': the folder '{target.parent}' does not exist.\n"
+    assert not (tmp_path / "no").exists()
+    # A folder given as the file: an error line too.
+    code, _, err = cli_admin("--site-url", "https://given.example.org", "export", "wxr", str(tmp_path), "--quiet")
+    assert code == 1 and err.startswith("Error: ") and "is a folder" in err
+
+
+def test_export_wxr_without_an_address_raises_before_writing(app, monkeypatch) -> None:
+    """The function itself refuses too (a caller other than the command)."""
+    from calpress.transfer.wxr_export import NoSiteAddress
+
+    make_item(app, title="Somewhere")
+    monkeypatch.setattr(app.site, "settings", dataclasses.replace(app.site.settings, site_url=""))
+    out = io.BytesIO()
+    with pytest.raises(NoSiteAddress):
+        export_wxr(app.site, out)
+    assert out.getvalue() == b""
+    set_option(app, "home", "https://home.example.org")
+    export_wxr(app.site, out)
+    assert b"<wp:base_site_url>https://home.example.org</wp:base_site_url>" in out.getvalue()

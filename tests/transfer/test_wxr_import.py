@@ -211,6 +211,43 @@ def test_an_export_of_a_calendar_site_imports_with_every_relation(app, client, b
     assert festival["venue"]["id"] == blue["id"]
 
 
+def test_an_event_keeps_its_password_and_closed_discussion(app, client, boss, uploads_server):
+    """Events go through the calendar's event service, not the generic item path: they keep the
+    password, comment and ping status of the file as posts and pages do (issue 29, item 1)."""
+    text = export_text(uploads_server)
+    start = text.index("<wp:post_id>40</wp:post_id>")
+    end = text.index("</item>", start)
+    night = (text[start:end]
+             .replace("<wp:post_password><![CDATA[]]>", "<wp:post_password><![CDATA[members only]]>")
+             .replace("<wp:comment_status><![CDATA[open]]>", "<wp:comment_status><![CDATA[closed]]>")
+             .replace("<wp:ping_status><![CDATA[closed]]>", "<wp:ping_status><![CDATA[open]]>"))
+    assert night != text[start:end]
+    summary = run(app, boss, text[:start] + night + text[end:])
+    assert summary.counts["cal_events"]["created"] == 5
+    found = by_slug(client, boss, "/cms/v2/cal_events", "jazz-night")
+    assert (found["password"], found["comment_status"], found["ping_status"]) == ("members only", "closed", "open")
+    jam = by_slug(client, boss, "/cms/v2/cal_events", "weekly-jam")
+    assert (jam["password"], jam["comment_status"], jam["ping_status"]) == ("", "open", "closed")
+    # What a visitor sees of it: the content is protected.
+    shown = client.get("/cms/v2/cal_events", params={"slug": "jazz-night"}).json
+    assert [(e["content"]["protected"], e["content"]["rendered"]) for e in shown] == [(True, "")]
+
+
+def test_an_organizer_email_that_is_no_address_is_left_out(app, client, boss, uploads_server):
+    """As the REST routes refuse it (issue 29, item 14): a line break in it would break every
+    .ics export of the organizer's events."""
+    text = export_text(uploads_server).replace("<![CDATA[hello@collective.example.org]]>",
+                                               "<![CDATA[hello@collective.example.org\nX-INJECTED:1]]>")
+    summary = run(app, boss, text)
+    assert summary.counts["cal_organizer"]["created"] == 2 and summary.failed == 1  # the missing flyer only
+    assert any(p.startswith("Item 31 ") and "email" in p and "left out" in p for p in summary.problems), summary.problems
+    organizers = {o["organizer"]: o for o in client.get("/cal/events/v1/organizers", user=boss).json["organizers"]}
+    assert "email" not in organizers["Jazz Collective"]
+    with app.site.read() as conn:
+        meta = conn.execute(sa.select(posts.c.meta).where(posts.c.id == organizers["Jazz Collective"]["id"])).scalar_one()
+    assert not any("X-INJECTED" in str(value) for value in meta.values())
+
+
 def test_a_second_run_adds_nothing_and_a_third_only_what_is_new(app, client, boss, uploads_server):
     text = export_text(uploads_server)
     run(app, boss, text)
@@ -464,6 +501,11 @@ def test_export_wxr_through_the_real_command(cli_process, tmp_path):
     made = cli_process("post", "create", "--post_title=Exported", "--post_status=publish", "--porcelain")
     assert made.returncode == 0, made.stderr
     target = tmp_path / "site.xml"
+    refused = cli_process("export", "wxr", str(target), "--quiet")
+    assert refused.returncode == 1 and refused.stdout == "" and not target.exists()
+    assert refused.stderr.startswith("Error: The site has no absolute address") and "--site-url" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert cli_process("option", "update", "home", "https://exported.example.org").returncode == 0
     written = cli_process("export", "wxr", str(target), "--quiet")
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines() == [f"Writing to file {target}", "Success: All done with export (1 items)."]

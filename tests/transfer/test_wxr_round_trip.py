@@ -6,6 +6,7 @@ order), comment thread, author and featured image, compared by slug, since ids d
 from __future__ import annotations
 
 import io
+import re
 import secrets
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -156,3 +157,68 @@ def test_export_then_import_into_a_new_site_gives_the_same_items(app, site_b, fi
     export_wxr(site_b.site, again)
     # B's export names B's ids; with them replaced by A's, the files are the same item for item.
     assert again.getvalue().count(b"<item>") == out.getvalue().count(b"<item>")
+
+
+# Password, comment and ping status set apart from every default on one item of each type, by its
+# id in the fixture: (type, slug) -> (password, comment_status, ping_status).
+GUARDED = {
+    10: ("post", "hello-old-site", "post-secret", "closed", "open"),
+    11: ("page", "about", "page-secret", "open", "open"),
+    20: ("attachment", "poster", "file-secret", "closed", "open"),
+    30: ("cal_venue", "blue-note-hall", "venue-secret", "closed", "open"),
+    31: ("cal_organizer", "jazz-collective", "organizer-secret", "closed", "open"),
+    40: ("cal_events", "jazz-night", "event-secret", "closed", "open"),
+    44: ("cal_events", "summer-festival", "", "closed", "closed"),
+}
+
+
+def _guarded(text: str) -> str:
+    """The fixture with :data:`GUARDED`'s password, comment and ping status on those items."""
+    items = text.split("<item>")
+    for n, part in enumerate(items):
+        found = re.search(r"<wp:post_id>(\d+)</wp:post_id>", part)
+        if found is None or int(found.group(1)) not in GUARDED:
+            continue
+        _, _, password, comment, ping = GUARDED[int(found.group(1))]
+        for tag, value in (("post_password", password), ("comment_status", comment), ("ping_status", ping)):
+            part, count = re.subn(rf"<wp:{tag}><!\[CDATA\[[^\]]*\]\]></wp:{tag}>",
+                                  f"<wp:{tag}><![CDATA[{value}]]></wp:{tag}>", part)
+            assert count == 1, (found.group(1), tag)
+        items[n] = part
+    return "<item>".join(items)
+
+
+def _guards(app: Calpress) -> dict[tuple[str, str], tuple[str, str, str]]:
+    wanted = {(kind, slug) for kind, slug, *_ in GUARDED.values()}
+    with app.site.read() as conn:
+        rows = conn.execute(sa.select(posts.c.type, posts.c.slug, posts.c.password, posts.c.comment_status,
+                                      posts.c.ping_status)).all()
+    return {(row.type, row.slug): (row.password, row.comment_status, row.ping_status)
+            for row in rows if (row.type, row.slug) in wanted}
+
+
+def test_password_comment_and_ping_status_survive_a_round_trip_on_every_type(app, client, make_account, site_b,
+                                                                           files_server):
+    """Import, export, import again: each type keeps the password, comment and ping status it came
+    with (events too, which the importer writes through the calendar's event service)."""
+    expected = {(kind, slug): (password, comment, ping) for kind, slug, password, comment, ping in GUARDED.values()}
+    boss = make_account("boss", "administrator")
+    first = import_wxr(app.site, io.BytesIO(_guarded(export_text(files_server)).encode()), user_id=boss.id)
+    assert first.error == "" and first.counts["cal_events"]["created"] == 5
+    assert _guards(app) == expected
+
+    out = io.BytesIO()
+    export_wxr(app.site, out)
+    exported = out.getvalue().decode()
+    assert "<wp:post_password><![CDATA[event-secret]]></wp:post_password>" in exported
+    _Files.uploads = Path(app.settings.uploads_dir)
+    moved = exported.replace(f"{SITE}/wp-content/uploads/", f"{files_server}/wp-content/uploads/")
+    second = import_wxr(site_b.site, io.BytesIO(moved.encode()), user_id=_administrator(site_b, "boss"))
+    assert second.error == "" and second.failed == 0, second.problems
+    assert _guards(site_b) == expected
+
+    # As the REST API shows them: the event's password hides its content from visitors.
+    shown = client.get("/cms/v2/cal_events", params={"slug": "jazz-night"}).json
+    assert [(e["content"]["protected"], e["content"]["rendered"]) for e in shown] == [(True, "")]
+    edit = client.get("/cms/v2/cal_events", user=boss, params={"slug": "jazz-night", "context": "edit"}).json
+    assert [(e["password"], e["comment_status"], e["ping_status"]) for e in edit] == [("event-secret", "closed", "open")]

@@ -12,7 +12,8 @@ a tag) and bench/run.py's administrator is served by ``calpress serve`` on 2 wor
 * **attacked**: the same visitor while one anonymous client (from 127.0.0.2) keeps ``--heavy``
   connections busy with the heaviest anonymous listings there are, each made uncacheable by a
   new unknown ``_`` parameter: 100 posts with ``_embed``, 100 events of cms/v2 with ``_embed``,
-  50 events of cal/events/v1.
+  50 events of cal/events/v1 ("heavy"); then with small uncacheable listings as fast as they
+  are answered (20 events, 10 posts: "many").
 
 Each line gives the visitor's p50 and p99 per kind, and the attacker's answers per second and
 statuses. The baseline is the bare Falcon app of bench/baseline_app.py, asked the same light
@@ -114,6 +115,15 @@ def heavy_paths():
         yield "heavy", f"/wp-json/cal/events/v1/events?per_page=50&_z={n}"
 
 
+def many_paths():
+    """Small uncacheable reads, as fast as they come: many cheap requests rather than few costly ones."""
+    counter = itertools.count()
+    while True:
+        n = next(counter)
+        yield "many", f"/wp-json/cal/events/v1/events?per_page=20&_z={n}"
+        yield "many", f"/wp-json/cms/v2/posts?per_page=10&_z={n}"
+
+
 def seed_posts(base: str, auth: dict[str, str], count: int) -> None:
     api = base + "/wp-json/cms/v2"
     categories = [httpx.post(f"{api}/categories", headers=auth, json={"name": f"Topic {n}"}).json()["id"] for n in range(4)]
@@ -165,10 +175,11 @@ def main() -> int:
             seed_posts(server.base, auth, 100)
             post = httpx.get(server.base + "/wp-json/cms/v2/posts?per_page=1").json()[0]["id"]
             event = httpx.get(server.base + "/wp-json/cal/events/v1/events?per_page=1").json()["events"][0]["id"]
-            for connections in [0, *counts]:
+            for kind, connections in [("", 0), *(("heavy", c) for c in counts), *(("many", c) for c in counts)]:
+                attack = heavy_paths() if kind == "heavy" else many_paths()
                 visitor, visitor_statuses, attacker, attacker_statuses = run(
-                    server.base, light_paths(post, event), heavy_paths(), connections, args.duration)
-                label = "none" if not connections else f"{connections} connections"
+                    server.base, light_paths(post, event), attack, connections, args.duration)
+                label = "none" if not connections else f"{kind} x {connections}"
                 rate = sum(len(v) for v in attacker.values()) / args.duration
                 shown = ", ".join(f"{status}: {count}" for status, count in sorted(attacker_statuses.items()))
                 for kind, values in visitor.items():

@@ -27,10 +27,11 @@ little longer than the GIL would be anyway. Over the network each statement is a
 which threads overlap with other requests' work: there ``auto`` keeps the threads.
 
 Every request first waits for its client's turn (admission.py): a client whose requests without
-credentials have cost much CPU of late runs one request at a time, always in a thread, so that
-one stranger's heavy listings cannot hold the loop or every thread. A read with ``_embed`` or
-more than 20 items a page runs in a thread too (``_small``), so that the request that shows a
-client heavy does not hold the loop either.
+credentials have cost much CPU of late runs one request at a time, and one whose requests
+typically cost much has its reads run in a thread, so that one stranger's heavy listings cannot
+hold the loop or every thread. A read with ``_embed`` or more than 20 items a page runs in a
+thread too (``_small``), so that the request that shows a client costly does not hold the loop
+either.
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ class Front:
             return
         cost = 0.0
         try:
-            if ticket.light and self.reads_only is not None and _small(environ["QUERY_STRING"]) and self.reads_only(environ):
+            if ticket.inline and self.reads_only is not None and _small(environ["QUERY_STRING"]) and self.reads_only(environ):
                 status, headers, result, cost = self._call(environ)
             else:
                 status, headers, result, cost = await loop.run_in_executor(self.pool, self._call, environ)

@@ -34,18 +34,44 @@ def test_usage_is_counted_for_strangers_only_and_halves_every_half_life():
     clock = Clock()
     admission = Admission(half_life=2.0, heavy_usage=0.25, clock=clock)
     ticket = admitted(admission, "10.0.0.1")
-    assert ticket.light
+    assert ticket.inline
     admission.leave(ticket, 0.3, counted=True)
     assert admission.usage("10.0.0.1") == pytest.approx(0.3)
-    assert not admission.is_light("10.0.0.1")
+    assert admission.is_heavy("10.0.0.1")
     clock.now += 2.0
     assert admission.usage("10.0.0.1") == pytest.approx(0.15)
-    assert admission.is_light("10.0.0.1")
+    assert not admission.is_heavy("10.0.0.1")
     # An authenticated request costs its client nothing.
     ticket = admitted(admission, "10.0.0.2")
     admission.leave(ticket, 5.0, counted=False)
-    assert admission.usage("10.0.0.2") == 0 and admission.is_light("10.0.0.2")
+    assert admission.usage("10.0.0.2") == 0 and not admission.is_heavy("10.0.0.2")
     assert admission.usage("10.9.9.9") == 0  # never seen
+
+
+def test_a_client_whose_requests_typically_cost_much_reads_off_the_loop():
+    """Many cheap requests make a client heavy, not costly: its reads still run on the loop (one
+    at a time); requests that typically cost over 20 ms send its reads to a thread."""
+    clock = Clock()
+    admission = Admission(heavy_usage=0.25, costly_request=0.02, clock=clock)
+    for _ in range(200):
+        ticket = admitted(admission, "10.0.0.1")
+        assert ticket.inline
+        admission.leave(ticket, 0.003, counted=True)
+        clock.now += 0.001
+    assert admission.is_heavy("10.0.0.1")
+    assert admitted(admission, "10.0.0.1").inline
+    first = admitted(admission, "10.0.0.2")
+    admission.leave(first, 0.4, counted=True)
+    assert not admitted(admission, "10.0.0.2").inline
+    # A costly client that turns cheap again reads on the loop again, and credentials cost nothing.
+    for _ in range(30):
+        ticket = admitted(admission, "10.0.0.3")
+        admission.leave(ticket, 0.5 if _ == 0 else 0.001, counted=True)
+        clock.now += 10
+    assert admitted(admission, "10.0.0.3").inline
+    ticket = admitted(admission, "10.0.0.4")
+    admission.leave(ticket, 3.0, counted=False)
+    assert admitted(admission, "10.0.0.4").inline
 
 
 def test_a_heavy_client_runs_one_request_at_a_time_and_the_rest_wait_their_turn():
@@ -57,7 +83,7 @@ def test_a_heavy_client_runs_one_request_at_a_time_and_the_rest_wait_their_turn(
         admission.leave(first, 1.0, counted=True)  # now heavy
         order: list[str] = []
         running = await admission.enter("10.0.0.1")
-        assert not running.light
+        assert not running.inline
         waiting = [asyncio.create_task(admission.enter("10.0.0.1")) for _ in range(3)]
         await asyncio.sleep(0)
         assert not any(task.done() for task in waiting)
@@ -65,12 +91,12 @@ def test_a_heavy_client_runs_one_request_at_a_time_and_the_rest_wait_their_turn(
         assert await admission.enter("10.0.0.1") is None
         # Another client is not held up.
         other = await admission.enter("10.0.0.2")
-        assert other.light
+        assert other.inline
         order.append("other in")
         for task in waiting:
             admission.leave(running, 0.5, counted=True)
             running = await task
-            assert not running.light
+            assert not running.inline
             order.append("next in")
             assert sum(task.done() for task in waiting) == waiting.index(task) + 1  # one at a time
         admission.leave(running, 0.5, counted=True)

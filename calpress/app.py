@@ -90,6 +90,7 @@ class Calpress:
             self.api.registry, self.authenticator, ContentGeneration(self.site), scope=functools.partial(ApiScope, self.site),
             aliases=aliases_on,
         )
+        self.admin_files: frozenset[str] = frozenset()  # the workspace's screens (build_pages fills it)
         self.pages = build_pages(self)
         # The first path segments of REST addresses at the site root (decision 1): every other
         # path is a page of the public site.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import falcon
 
+from .. import admin
 from . import auth, discovery, openapi, site, uploads
 
 if TYPE_CHECKING:
@@ -109,12 +110,15 @@ def build_pages(calpress: Calpress) -> PageTable:
     """Every page of the site, with the resources of this app."""
     account = auth.Pages(calpress)
     public = site.PublicSite(calpress)
+    workspace = admin.build_workspace(calpress)
+    calpress.admin_files = frozenset(workspace.files())
     rows = [
         Page("home", "/", public, html_only=True),
         Page("login", auth.LOGIN_PATH, account, suffix="login"),
-        Page("admin", "/wp-admin", account, suffix="admin"),
-        Page("admin-index", auth.ADMIN_PATH, account, suffix="admin"),
-        Page("admin-index-php", "/wp-admin/index.php", account, suffix="admin"),
+        Page("admin", "/wp-admin", account, suffix="admin_root"),
+        Page("admin-index", auth.ADMIN_PATH, workspace),
+        *(Page(f"admin-screen-{file.removesuffix('.php')}", auth.ADMIN_PATH + file, workspace) for file in workspace.files()),
+        Page("admin-assets", admin.ASSETS_PATH, admin.AdminAssets(), prefix=True),
         Page("rest-nonce", "/wp-admin/admin-ajax.php", account, suffix="ajax"),
         Page("authorize-application", auth.AUTHORIZE_PATH, account, suffix="authorize"),
         Page("openapi", "/openapi.json", openapi.OpenApiDocument(calpress)),

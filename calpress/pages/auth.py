@@ -198,19 +198,9 @@ class Pages:
 
     # -- dashboard and nonce --------------------------------------------------------------------
 
-    def on_get_admin(self, req: falcon.Request, resp: falcon.Response) -> None:
-        user, session = self.require_login(req, resp)  # type: ignore[misc]
-        origin = self.calpress.origin(req)
-        nonce = sessions.create_nonce(self.secret, REST_NONCE_ACTION, user.id, session.token)
-        logout_nonce = sessions.create_nonce(self.secret, LOGOUT_ACTION, user.id, session.token)
-        render(
-            resp,
-            "dashboard.html",
-            **self.context(req, "Dashboard"),
-            user=user,
-            logout_url=f"{LOGIN_PATH}?action=logout&_wpnonce={logout_nonce}",
-            api_settings={"root": origin + "/wp-json/", "nonce": nonce, "versionString": "cms/v2/"},
-        )
+    def on_get_admin_root(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """``/wp-admin`` without its slash: the dashboard's address (admin/)."""
+        raise falcon.HTTPMovedPermanently(ADMIN_PATH + (f"?{req.query_string}" if req.query_string else ""))
 
     def on_get_ajax(self, req: falcon.Request, resp: falcon.Response) -> None:
         """``admin-ajax.php?action=rest-nonce``: a fresh REST nonce for the logged-in user."""

@@ -12,6 +12,33 @@ calpress_sha256() {
     fi
 }
 
+# calpress_vendor <project folder>: the browser libraries the workspace serves (flatpickr, Tom
+# Select, Dropzone), installed with npm ci from calpress/admin/vendor/package-lock.json into its
+# node_modules (ignored by git), again only when the lock file changed. Debian's npm is installed
+# when missing and this runs as root; without npm the workspace works without them (its forms
+# need no script) and a warning says so.
+calpress_vendor() {
+    local vendor="$1/calpress/admin/vendor"
+    local stamp="$vendor/node_modules/.calpress-vendor-stamp"
+    local wanted
+    wanted=$(calpress_sha256 "$vendor/package-lock.json")
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm) >&2 || true
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "warning: npm is missing: the workspace runs without its date pickers, searchable selects and upload widget" >&2
+        return 0
+    fi
+    if npm ci --prefix "$vendor" --silent --no-audit --no-fund >&2; then
+        printf '%s\n' "$wanted" >"$stamp"
+    else
+        echo "warning: npm ci failed in $vendor: the workspace runs without its browser libraries" >&2
+    fi
+}
+
 calpress_install() {
     local project=$1
     local venv="$project/.venv"

@@ -55,6 +55,7 @@ from .queries import (
     query_items,
     query_items_known,
     search_terms,
+    status_counts,
     stickies_first,
     used_formats,
 )
@@ -138,6 +139,7 @@ __all__ = [
     "now_utc",
     "page_uris",
     "permalink",
+    "status_counts",
     "plain_link_forced",
     "public_status",
     "PUBLISH_CHECK_SECONDS",

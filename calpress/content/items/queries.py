@@ -457,3 +457,13 @@ def query_items(conn: sa.Connection, query: ItemQuery, *, count_only: bool = Fal
         return ItemPage([Item.from_row(row) for row in rows], rows[0]._total)
     total = conn.execute(count_stmt).scalar_one() if offset > 0 else 0
     return ItemPage([], total)
+
+
+def status_counts(conn: sa.Connection, content_type: str, *, author: int | None = None) -> dict[str, int]:
+    """Items of ``content_type`` per status (``author``: only theirs), as the reference's
+    wp_count_posts gives the workspace's status links; auto-drafts are nobody's to list."""
+    statement = (sa.select(posts.c.status, sa.func.count()).where(posts.c.type == content_type, posts.c.status != "auto-draft")
+                 .group_by(posts.c.status))
+    if author is not None:
+        statement = statement.where(posts.c.author == author)
+    return {status: int(count) for status, count in conn.execute(statement)}

@@ -1,0 +1,616 @@
+"""The content screens: one list table (``edit.php``) and one editor (``post-new.php``,
+``post.php``) for every content type the workspace shows, driven by the type's definition and its
+REST route, as WordPress's one WP_Posts_List_Table and edit form serve every post type.
+
+A type gets a :class:`TypeAdmin`: its columns beyond the title, its filters, and the panels its
+editor shows beyond the common ones (title, content, excerpt, publish box, author, slug, featured
+image, terms, discussion, page attributes). The calendar's types add theirs in
+``admin/calendar.py``; nothing else is per type. Every read of the list and every change goes
+through the REST engine as the user (api.py): a row action, a bulk action or a save the API
+refuses shows the API's message, beside the field it names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from ..auth import users as user_store
+from ..content import items as item_service
+from ..content.types import type_labels
+from .api import Answer
+from .shell import AdminRequest, Forbidden, Screen
+
+__all__ = ["Column", "Filter", "Panel", "TypeAdmin", "EditScreen", "NewScreen", "ItemScreen", "TYPES", "register_type"]
+
+PER_PAGE_DEFAULT = 20
+PER_PAGE_MAX = 100  # the REST collections' own limit
+STATUS_LABELS = {"publish": "Published", "future": "Scheduled", "draft": "Drafts", "pending": "Pending",
+                 "private": "Private", "trash": "Trash"}
+STATUS_NAMES = {"publish": "Published", "future": "Scheduled", "draft": "Draft", "pending": "Pending",
+                "private": "Private", "trash": "Trash"}
+# WordPress's post.php notices (message=N), with the type's singular name.
+MESSAGES = {1: "{Singular} updated.", 6: "{Singular} published.", 7: "{Singular} saved.", 8: "{Singular} submitted.",
+            9: "{Singular} scheduled.", 10: "{Singular} draft updated."}
+
+
+@dataclass
+class Column:
+    """A column of the list table after the title: its key, heading, the REST ``orderby`` that
+    sorts by it (None: not sortable), and the cell's HTML from a row."""
+
+    key: str
+    label: str
+    cell: Callable[[dict[str, Any], AdminRequest], Any]
+    orderby: str | None = None
+
+
+@dataclass
+class Filter:
+    """A drop-down above the list: its query name, label, choices [(value, label)] from the
+    request, and the REST query it adds for a chosen value."""
+
+    name: str
+    label: str
+    choices: Callable[[AdminRequest], list[tuple[str, str]]]
+    query: Callable[[str], dict[str, Any]]
+
+
+@dataclass
+class Panel:
+    """A box of the editor: its title, template (``admin/panels/<name>.html``), the values it
+    shows (from the item being edited, or the form sent back after an error), and what it adds
+    to the save from the posted form."""
+
+    name: str
+    title: str
+    values: Callable[[AdminRequest, dict[str, Any] | None], dict[str, Any]]
+    side: bool = False
+
+
+@dataclass
+class TypeAdmin:
+    """What the workspace knows of one content type beyond its definition."""
+
+    post_type: str
+    columns: list[Column] = field(default_factory=list)
+    filters: list[Filter] = field(default_factory=list)
+    panels: list[Panel] = field(default_factory=list)
+    default_orderby: str = "date"
+    default_order: str = "desc"
+    # The editor's save: (request, item id or None, the common fields as the cms/v2 route takes
+    # them) -> (the REST answer, the item's id). None: the type's cms/v2 route alone.
+    save: Callable[[AdminRequest, int | None, dict[str, Any]], tuple[Answer, int | None]] | None = None
+    # Listing through another route: (request, the common query) -> (route, query); rows are
+    # then normalised by ``row``.
+    listing: Callable[[AdminRequest, dict[str, Any]], tuple[str, dict[str, Any]]] | None = None
+    row: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    shows_content: bool = True
+
+
+TYPES: dict[str, TypeAdmin] = {}
+
+
+def register_type(admin: TypeAdmin) -> TypeAdmin:
+    TYPES[admin.post_type] = admin
+    return admin
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def content_type(r: AdminRequest, name: str) -> Any:
+    found = r.ctx.registry.types.get(name)
+    if found is None or name not in TYPES:
+        raise Forbidden("Invalid post type.", 400)
+    return found
+
+
+def labels(kind: Any) -> dict[str, str]:
+    found = {key: str(value) for key, value in type_labels(kind).items() if value}
+    found.setdefault("singular_name", kind.singular)
+    return found
+
+
+def route_of(kind: Any, item_id: int | None = None) -> str:
+    base = f"/cms/v2/{kind.rest_base}"
+    return f"{base}/{item_id}" if item_id else base
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        value = value.get("raw", value.get("rendered", ""))
+    return "" if value is None else str(value)
+
+
+def _date_label(value: str | None) -> str:
+    if not value:
+        return ""
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    return moment.strftime("%Y/%m/%d at %H:%M")
+
+
+def _int(value: Any, default: int = 0) -> int:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def _author_names(r: AdminRequest, rows: list[dict[str, Any]]) -> dict[int, str]:
+    ids = sorted({_int(row.get("author")) for row in rows if row.get("author")})
+    if not ids:
+        return {}
+    with r.site.read() as conn:
+        return {uid: (user.display_name or user.login) for uid in ids if (user := user_store.get_user(conn, uid))}
+
+
+# -- the list table -----------------------------------------------------------------------------
+
+
+def _per_page(r: AdminRequest, post_type: str) -> int:
+    stored = (r.user.meta or {}).get(f"edit_{post_type}_per_page")
+    return max(1, min(PER_PAGE_MAX, _int(stored, PER_PAGE_DEFAULT)))
+
+
+class EditScreen(Screen):
+    """``edit.php?post_type=X``: the list table of a type."""
+
+    file = "edit.php"
+
+    def required(self, r: AdminRequest) -> str:
+        kind = content_type(r, r.param("post_type", "post"))
+        return kind.caps["edit_posts"]
+
+    def get(self, r: AdminRequest) -> None:
+        kind = content_type(r, r.param("post_type", "post"))
+        admin = TYPES[kind.name]
+        r.post_type = kind.name
+        names = labels(kind)
+        status = r.param("post_status")
+        page = max(1, _int(r.param("paged"), 1))
+        per_page = _per_page(r, kind.name)
+        orderby = r.param("orderby") or admin.default_orderby
+        order = "asc" if (r.param("order") or admin.default_order).lower() == "asc" else "desc"
+        query: dict[str, Any] = {"context": "edit", "page": page, "per_page": per_page, "orderby": orderby, "order": order}
+        mine = r.param("author") == str(r.user.id)
+        if status in STATUS_LABELS:
+            query["status"] = status
+        else:
+            query["status"] = "publish,future,draft,pending,private"
+        if mine:
+            query["author"] = r.user.id
+        if r.param("s"):
+            query["search"] = r.param("s")
+        chosen: dict[str, str] = {}
+        for found in admin.filters:
+            value = r.param(found.name)
+            if value:
+                chosen[found.name] = value
+                query.update(found.query(value))
+        route = route_of(kind)
+        if admin.listing is not None:
+            route, query = admin.listing(r, query)
+        answer = r.api.get(route, **query)
+        if not answer.ok and answer.code == "rest_post_invalid_page_number" and page > 1:
+            r.redirect(r.url("edit.php", post_type=kind.name if kind.name != "post" else None, post_status=status or None))
+        rows = answer.data if answer.ok and isinstance(answer.data, list) else []
+        if admin.row is not None and answer.ok:
+            rows = [admin.row(row) for row in (answer.data.get("events", []) if isinstance(answer.data, dict) else rows)]
+        if not answer.ok:
+            r.notice(answer.message, "error")
+        authors = _author_names(r, rows)
+        with r.site.read() as conn:
+            counts = item_service.status_counts(conn, kind.name)
+            own = sum(item_service.status_counts(conn, kind.name, author=r.user.id).values())
+        links = self._status_links(r, kind, counts, own, status, mine)
+        total = answer.total
+        pages = max(1, math.ceil(total / per_page)) if total else 1
+        self._notices(r, names)
+        r.render("admin/list.html", title=names.get("name", kind.label), kind=kind, names=names, admin=admin, rows=rows,
+                 authors=authors, links=links, status=status, page=page, pages=pages, total=total, per_page=per_page,
+                 orderby=orderby, order=order, search=r.param("s"), chosen=chosen,
+                 filters=[(f, f.choices(r)) for f in admin.filters], bulk_nonce=r.nonce("bulk-posts"),
+                 can_create=r.can(kind.caps["create_posts"]), row_actions=lambda row: self._row_actions(r, kind, row),
+                 status_name=STATUS_NAMES)
+
+    @staticmethod
+    def _status_links(r: AdminRequest, kind: Any, counts: dict[str, int], own: int, current: str, mine: bool) -> list[dict]:
+        listed = kind.name if kind.name != "post" else None
+        shown = [s for s in ("publish", "future", "draft", "pending", "private") if counts.get(s)]
+        every = sum(counts.get(s, 0) for s in ("publish", "future", "draft", "pending", "private"))
+        links = [{"label": "All", "count": every, "url": r.url("edit.php", post_type=listed), "current": not current and not mine}]
+        if own and own != every:
+            links.append({"label": "Mine", "count": own, "url": r.url("edit.php", post_type=listed, author=r.user.id),
+                          "current": mine})
+        links += [{"label": STATUS_LABELS[s], "count": counts[s], "url": r.url("edit.php", post_type=listed, post_status=s),
+                   "current": current == s} for s in shown]
+        if counts.get("trash"):
+            links.append({"label": "Trash", "count": counts["trash"],
+                          "url": r.url("edit.php", post_type=listed, post_status="trash"), "current": current == "trash"})
+        return links
+
+    @staticmethod
+    def _row_actions(r: AdminRequest, kind: Any, row: dict[str, Any]) -> list[tuple[str, str, str]]:
+        """(label, url, css class) per action the user may take on the row."""
+        item_id = row["id"]
+        found: list[tuple[str, str, str]] = []
+        if row.get("status") == "trash":
+            found.append(("Restore", r.url("post.php", post=item_id, action="untrash",
+                                              _wpnonce=r.nonce(f"untrash-post_{item_id}")), "untrash"))
+            found.append(("Delete Permanently", r.url("post.php", post=item_id, action="delete",
+                                                         _wpnonce=r.nonce(f"delete-post_{item_id}")), "delete"))
+            return found
+        found.append(("Edit", r.url("post.php", post=item_id, action="edit"), "edit"))
+        found.append(("Trash", r.url("post.php", post=item_id, action="trash", _wpnonce=r.nonce(f"trash-post_{item_id}")),
+                      "trash"))
+        link = row.get("link") or ""
+        if link and row.get("status") in ("publish", "private"):
+            found.append(("View", link, "view"))
+        elif link and kind.viewable:
+            found.append(("Preview", link + ("&" if "?" in link else "?") + "preview=true", "view"))
+        return found
+
+    @staticmethod
+    def _notices(r: AdminRequest, names: dict[str, str]) -> None:
+        for key, singular, plural in (("trashed", "moved to the Trash", "moved to the Trash"),
+                                      ("untrashed", "restored from the Trash", "restored from the Trash"),
+                                      ("deleted", "permanently deleted", "permanently deleted"),
+                                      ("updated", "updated", "updated")):
+            count = _int(r.param(key))
+            if count:
+                noun = names.get("singular_name", "item") if count == 1 else names.get("name", "items")
+                text = f"{count} {noun.lower()} {singular if count == 1 else plural}."
+                r.notice(text)
+        for error in r.req.get_param_as_list("error") or []:
+            r.notice(str(error), "error")
+
+    def post(self, r: AdminRequest) -> None:
+        """Bulk actions (and the screen options' items per page)."""
+        kind = content_type(r, r.param("post_type") or r.field("post_type") or "post")
+        listed = kind.name if kind.name != "post" else None
+        if r.field("screen_options"):
+            r.verify("screen-options")
+            per_page = max(1, min(PER_PAGE_MAX, _int(r.field("per_page"), PER_PAGE_DEFAULT)))
+            with r.site.write() as conn:
+                user_store.update_user(conn, r.user.id, {"meta": {**(r.user.meta or {}), f"edit_{kind.name}_per_page": per_page}})
+            r.redirect(r.url("edit.php", post_type=listed))
+        r.verify("bulk-posts")
+        action = r.field("action")
+        if action in ("", "-1"):
+            action = r.field("action2")
+        ids = [_int(value) for value in (r.form.get("post") or []) if _int(value)] if isinstance(r.form.get("post"), list) \
+            else [_int(r.form.get("post"))] if _int(r.form.get("post")) else []
+        done, errors = bulk(r, kind, action, ids, r.field("_status"))
+        key = {"trash": "trashed", "untrash": "untrashed", "delete": "deleted", "edit": "updated"}.get(action, "updated")
+        query: dict[str, Any] = {"post_type": listed, key: done or None, "error": errors[:5] or None,
+                                 "post_status": r.field("post_status") or None}
+        r.redirect(r.url("edit.php", **query))
+
+
+def bulk(r: AdminRequest, kind: Any, action: str, ids: list[int], status: str = "") -> tuple[int, list[str]]:
+    """Apply a bulk or row action to ``ids`` through the REST engine: (how many it did, errors)."""
+    done, errors = 0, []
+    for item_id in ids:
+        route = route_of(kind, item_id)
+        if action == "trash":
+            answer = r.api.delete(route)
+        elif action == "delete":
+            answer = r.api.delete(route, force="true")
+        elif action == "untrash":
+            answer = r.api.post(route, {"status": "draft"})
+        elif action == "edit" and status in STATUS_NAMES and status != "trash":
+            answer = r.api.post(route, {"status": status})
+        else:
+            return 0, ["Choose an action."]
+        if answer.ok:
+            done += 1
+        else:
+            errors.append(f"#{item_id}: {answer.message}")
+    return done, errors
+
+
+# -- the editor ---------------------------------------------------------------------------------
+
+
+def _terms_of(r: AdminRequest, kind: Any) -> list[dict[str, Any]]:
+    """The taxonomies of ``kind`` the editor shows, each with its terms (hierarchical ones as a
+    checklist, in tree order)."""
+    shown = []
+    for taxonomy in r.ctx.registry.taxonomies.values():
+        if kind.name not in taxonomy.object_types or not getattr(taxonomy, "show_in_rest", True) or taxonomy.name in (
+                "post_format", "wp_pattern_category"):
+            continue
+        answer = r.api.get(f"/cms/v2/{taxonomy.rest_base}", per_page=100, orderby="name", context="edit",
+                           _fields="id,name,parent")
+        terms = answer.data if answer.ok and isinstance(answer.data, list) else []
+        shown.append({"name": taxonomy.name, "rest_base": taxonomy.rest_base, "label": taxonomy.label,
+                      "hierarchical": taxonomy.hierarchical, "terms": _tree(terms)})
+    return shown
+
+
+def _tree(terms: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """Terms as (depth, term), each after its parent."""
+    children: dict[int, list[dict[str, Any]]] = {}
+    for term in terms:
+        children.setdefault(_int(term.get("parent")), []).append(term)
+    known = {term["id"] for term in terms}
+    out: list[tuple[int, dict[str, Any]]] = []
+
+    def walk(parent: int, depth: int) -> None:
+        for term in children.get(parent, []):
+            out.append((depth, term))
+            walk(term["id"], depth + 1)
+
+    walk(0, 0)
+    for parent, found in children.items():  # orphans (a parent the user may not see)
+        if parent and parent not in known:
+            for term in found:
+                out.append((0, term))
+    return out
+
+
+def _authors(r: AdminRequest, kind: Any) -> list[tuple[int, str]]:
+    if not r.can(kind.caps["edit_others_posts"]):
+        return []
+    answer = r.api.get("/cms/v2/users", who="authors", per_page=100, context="edit", _fields="id,name")
+    return [(user["id"], user["name"]) for user in answer.data] if answer.ok and isinstance(answer.data, list) else []
+
+
+class NewScreen(Screen):
+    """``post-new.php?post_type=X``: an empty editor."""
+
+    file = "post-new.php"
+
+    def required(self, r: AdminRequest) -> str:
+        return content_type(r, r.param("post_type", "post")).caps["create_posts"]
+
+    def get(self, r: AdminRequest) -> None:
+        kind = content_type(r, r.param("post_type", "post"))
+        show_editor(r, kind, None, None, {})
+
+    def post(self, r: AdminRequest) -> None:
+        kind = content_type(r, r.field("post_type") or r.param("post_type", "post"))
+        r.verify(f"add-{kind.name}")
+        save_from_form(r, kind, None)
+
+
+class ItemScreen(Screen):
+    """``post.php?post=N&action=edit`` (and trash, untrash, delete with a nonce, as WordPress's
+    row links): one item's editor."""
+
+    file = "post.php"
+
+    def _item(self, r: AdminRequest, item_id: int) -> tuple[Any, dict[str, Any]]:
+        with r.site.read() as conn:
+            found = item_service.get_item(conn, item_id)
+        if found is None or found.type not in TYPES:
+            raise Forbidden("You attempted to edit an item that does not exist. Perhaps it was deleted?", 404)
+        kind = r.ctx.registry.types[found.type]
+        answer = r.api.get(route_of(kind, item_id), context="edit")
+        if not answer.ok:
+            raise Forbidden(NOT_EDITABLE if answer.status in (401, 403) else answer.message, answer.status)
+        r.post_type = kind.name
+        return kind, answer.data
+
+    def required(self, r: AdminRequest) -> str:
+        return "read"  # the item's own edit permission is the API's (an answer it refuses is a 403)
+
+    def get(self, r: AdminRequest) -> None:
+        item_id = _int(r.param("post"))
+        action = r.param("action", "edit")
+        kind, item = self._item(r, item_id)
+        if action in ("trash", "untrash", "delete"):
+            r.verify(f"{action}-post_{item_id}")
+            done, errors = bulk(r, kind, action, [item_id])
+            listed = kind.name if kind.name != "post" else None
+            key = {"trash": "trashed", "untrash": "untrashed", "delete": "deleted"}[action]
+            r.redirect(r.url("edit.php", post_type=listed, **{key: done or None, "error": errors or None}))
+        message = _int(r.param("message"))
+        if message in MESSAGES:
+            singular = labels(kind).get("singular_name", "Item")
+            link = item.get("link") if item.get("status") in ("publish", "private") else ""
+            r.notice(MESSAGES[message].format(Singular=singular), "success", link or "",
+                     f"View {singular.lower()}" if link else "")
+        show_editor(r, kind, item_id, item, {})
+
+    def post(self, r: AdminRequest) -> None:
+        item_id = _int(r.field("post_ID") or r.param("post"))
+        kind, _ = self._item(r, item_id)
+        r.verify(f"update-post_{item_id}")
+        save_from_form(r, kind, item_id)
+
+
+NOT_EDITABLE = "Sorry, you are not allowed to edit this item."
+
+
+def show_editor(r: AdminRequest, kind: Any, item_id: int | None, item: dict[str, Any] | None,
+                errors: dict[str, str], sent: dict[str, Any] | None = None, status: int = 200) -> None:
+    admin = TYPES[kind.name]
+    r.post_type = kind.name
+    names = labels(kind)
+    values = _values(item, sent, {t.rest_base: t.name for t in r.ctx.registry.taxonomies.values()})
+    can_publish = r.can(kind.caps["publish_posts"])
+    current = (item or {}).get("status", "auto-draft")
+    title = (names.get("edit_item", f"Edit {kind.singular}") if item_id else names.get("add_new_item", f"Add New {kind.singular}"))
+    r.render("admin/editor.html", status, title=title, kind=kind, names=names, admin=admin, item=item or {}, item_id=item_id,
+             values=values, errors=errors, can_publish=can_publish, current=current, status_name=STATUS_NAMES,
+             taxonomies=_terms_of(r, kind), authors=_authors(r, kind),
+             panels=[(panel, panel.values(r, item if sent is None else None) if sent is None else
+                      {**panel.values(r, item), **{k: v for k, v in sent.items()}}) for panel in admin.panels],
+             nonce=r.nonce(f"update-post_{item_id}" if item_id else f"add-{kind.name}"),
+             images=_recent_images(r), pages=_parents(r, kind, item_id))
+
+
+def _values(item: dict[str, Any] | None, sent: dict[str, Any] | None, bases: dict[str, str]) -> dict[str, Any]:
+    """The common fields as the form shows them: from the form sent back, else the item
+    (``bases``: taxonomy REST base -> name)."""
+    if sent is not None:
+        return sent
+    item = item or {}
+    date = item.get("date") if item.get("status") == "future" or item.get("date_gmt") else None
+    return {
+        "title": _text(item.get("title")), "content": _text(item.get("content")), "excerpt": _text(item.get("excerpt")),
+        "slug": item.get("slug") or "", "password": item.get("password") or "", "author": item.get("author") or "",
+        "featured_media": item.get("featured_media") or 0, "comment_status": item.get("comment_status") or "open",
+        "ping_status": item.get("ping_status") or "open", "sticky": bool(item.get("sticky")),
+        "parent": item.get("parent") or 0, "menu_order": item.get("menu_order") or 0,
+        "visibility": "private" if item.get("status") == "private" else "password" if item.get("password") else "public",
+        "date": (date or "")[:16], "pending": item.get("status") == "pending",
+        "terms": {bases[key]: item[key] for key in bases if isinstance(item.get(key), list)},
+    }
+
+
+def _recent_images(r: AdminRequest) -> list[tuple[int, str]]:
+    if not r.can("upload_files") and not r.can("edit_posts"):
+        return []
+    answer = r.api.get("/cms/v2/media", media_type="image", per_page=50, context="edit", _fields="id,title")
+    return [(m["id"], _text(m.get("title")) or f"#{m['id']}") for m in answer.data] \
+        if answer.ok and isinstance(answer.data, list) else []
+
+
+def _parents(r: AdminRequest, kind: Any, item_id: int | None) -> list[tuple[int, str]]:
+    if not kind.hierarchical:
+        return []
+    answer = r.api.get(route_of(kind), per_page=100, context="edit", status="publish,future,draft,pending,private",
+                       _fields="id,title", orderby="title", order="asc")
+    return [(p["id"], _text(p.get("title")) or f"#{p['id']}") for p in answer.data if p["id"] != item_id] \
+        if answer.ok and isinstance(answer.data, list) else []
+
+
+def common_fields(r: AdminRequest, kind: Any, item_id: int | None, current: str) -> dict[str, Any]:
+    """The common fields of the posted form as the cms/v2 route takes them, with the status the
+    pressed button means (WordPress's publish box: a contributor's "Submit for Review" is pending)."""
+    form = r.form
+    body: dict[str, Any] = {"title": r.field("post_title"), "slug": r.field("post_name") or None}
+    if admin_shows_content(kind):
+        body["content"] = r.field("content")
+    if kind.has_rest_feature("excerpt"):
+        body["excerpt"] = r.field("excerpt")
+    visibility = r.field("visibility", "public")
+    body["password"] = r.field("post_password") if visibility == "password" else ""
+    can_publish = r.can(kind.caps["publish_posts"])
+    if "publish" in form:
+        body["status"] = ("private" if visibility == "private" else "publish") if can_publish else "pending"
+    elif current in ("publish", "future", "private"):
+        body["status"] = "private" if visibility == "private" and can_publish else current if current != "private" else \
+            ("publish" if visibility != "private" else "private")
+    else:
+        body["status"] = "pending" if r.field("post_status") == "pending" else "draft"
+    date = r.field("post_date")
+    if date:
+        body["date"] = date if len(date) > 16 else date + ":00"
+    if r.field("post_author") and r.can(kind.caps["edit_others_posts"]):
+        body["author"] = _int(r.field("post_author"))
+    if kind.has_rest_feature("thumbnail") or kind.supports_feature("thumbnail"):
+        body["featured_media"] = _int(r.field("_thumbnail_id"))
+    if kind.has_rest_feature("comments") or kind.supports_feature("comments"):
+        body["comment_status"] = "open" if r.field("comment_status") == "open" else "closed"
+        body["ping_status"] = "open" if r.field("ping_status") == "open" else "closed"
+    if kind.name == "post":
+        body["sticky"] = r.field("sticky") == "sticky"
+    if kind.hierarchical:
+        body["parent"] = _int(r.field("parent_id"))
+    if kind.has_rest_feature("page-attributes") or kind.supports_feature("page-attributes"):
+        body["menu_order"] = _int(r.field("menu_order"))
+    tax_input = form.get("tax_input") if isinstance(form.get("tax_input"), dict) else {}
+    present = form.get("tax_present") if isinstance(form.get("tax_present"), dict) else {}
+    for name in present:  # the taxonomies the form showed (an unticked checklist sends nothing)
+        taxonomy = r.ctx.registry.taxonomies.get(name)
+        if taxonomy is None or kind.name not in taxonomy.object_types:
+            continue
+        chosen = tax_input.get(name)
+        ids = [_int(v) for v in (chosen if isinstance(chosen, list) else [chosen] if chosen else []) if _int(v)]
+        ids += _new_terms(r, taxonomy, r.field(f"new_term[{name}]") or _nested(form, "new_term", name))
+        body[taxonomy.rest_base] = list(dict.fromkeys(ids))
+    return {key: value for key, value in body.items() if value is not None}
+
+
+def _nested(form: dict[str, Any], group: str, key: str) -> str:
+    found = form.get(group)
+    value = found.get(key) if isinstance(found, dict) else None
+    return str(value) if isinstance(value, str) else ""
+
+
+def admin_shows_content(kind: Any) -> bool:
+    admin = TYPES.get(kind.name)
+    return (admin.shows_content if admin else True) and (kind.has_rest_feature("editor") or kind.supports_feature("editor"))
+
+
+def _new_terms(r: AdminRequest, taxonomy: Any, names: str) -> list[int]:
+    """Terms typed in "Add new" (comma-separated names): each found by name or created."""
+    made = []
+    for name in [n.strip() for n in names.split(",") if n.strip()]:
+        found = r.api.get(f"/cms/v2/{taxonomy.rest_base}", search=name, per_page=100, _fields="id,name")
+        match = next((t["id"] for t in (found.data or []) if isinstance(found.data, list) and t["name"].lower() == name.lower()), None)
+        if match is None:
+            created = r.api.post(f"/cms/v2/{taxonomy.rest_base}", {"name": name})
+            match = created.data.get("id") if created.ok else None
+        if match:
+            made.append(match)
+    return made
+
+
+def save_from_form(r: AdminRequest, kind: Any, item_id: int | None) -> None:
+    admin = TYPES[kind.name]
+    current = "auto-draft"
+    if item_id:
+        with r.site.read() as conn:
+            found = item_service.get_item(conn, item_id)
+        current = found.status if found else current
+    body = common_fields(r, kind, item_id, current)
+    if admin.save is not None:
+        answer, saved_id = admin.save(r, item_id, body)
+    else:
+        answer = r.api.post(route_of(kind, item_id), body)
+        saved_id = answer.data.get("id") if answer.ok else item_id
+    if not answer.ok:
+        sent = _sent_back(r, body)
+        errors = answer.field_errors or {"": answer.message}
+        r.notice(answer.message, "error")
+        item = r.api.get(route_of(kind, saved_id), context="edit").data if saved_id else None
+        show_editor(r, kind, saved_id, item if isinstance(item, dict) else None, _form_names(errors), sent, 400)
+        return
+    status = answer.data.get("status") if isinstance(answer.data, dict) else ""
+    message = {"publish": 6, "future": 9, "pending": 8, "private": 1, "draft": 10}.get(status, 1)
+    if item_id and status in ("publish", "private") and current == status:
+        message = 1
+    r.redirect(r.url("post.php", post=saved_id, action="edit", message=message))
+
+
+# REST field -> the form field that shows it (errors appear beside it).
+FORM_NAMES = {"title": "post_title", "slug": "post_name", "content": "content", "excerpt": "excerpt",
+              "password": "post_password", "date": "post_date", "author": "post_author", "featured_media": "_thumbnail_id",
+              "parent": "parent_id", "menu_order": "menu_order", "status": "post_status"}
+
+
+def _form_names(errors: dict[str, str]) -> dict[str, str]:
+    return {FORM_NAMES.get(name, name): reason for name, reason in errors.items()}
+
+
+def _sent_back(r: AdminRequest, body: dict[str, Any]) -> dict[str, Any]:
+    """The form as the user sent it, to show again after an error."""
+    tax_input = r.form.get("tax_input") if isinstance(r.form.get("tax_input"), dict) else {}
+    return {
+        "title": r.field("post_title"), "content": r.field("content"), "excerpt": r.field("excerpt"),
+        "slug": r.field("post_name"), "password": r.field("post_password"), "author": _int(r.field("post_author")) or "",
+        "featured_media": _int(r.field("_thumbnail_id")), "comment_status": r.field("comment_status") or "closed",
+        "ping_status": r.field("ping_status") or "closed", "sticky": r.field("sticky") == "sticky",
+        "parent": _int(r.field("parent_id")), "menu_order": _int(r.field("menu_order")),
+        "visibility": r.field("visibility", "public"), "date": r.field("post_date"),
+        "pending": r.field("post_status") == "pending",
+        "terms": {name: [_int(v) for v in (ids if isinstance(ids, list) else [ids])] for name, ids in tax_input.items()},
+        **{key: value for key, value in r.form.items() if isinstance(key, str) and key.startswith(("event_", "venue_", "organizer_"))},
+    }
+
+
+def escape_html(value: Any) -> Markup:
+    return escape(value)

@@ -1,0 +1,136 @@
+"""The workspace's menu and admin bar: WordPress's admin menu, each entry shown to the users who
+hold its capability and only once its screen exists (a screen added to ``admin/__init__.py``
+appears by itself)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .shell import AdminRequest
+
+__all__ = ["Entry", "admin_bar", "menu_for"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A link of the menu: its label, its screen file and query, and the capability it needs
+    (a type's capability is named ``type:<post type>:<key>``, read from the type's definition)."""
+
+    label: str
+    file: str
+    capability: str
+    query: tuple[tuple[str, str], ...] = ()
+    children: tuple[Entry, ...] = ()
+    icon: str = ""
+
+
+def _type(post_type: str, key: str = "edit_posts") -> str:
+    return f"type:{post_type}:{key}"
+
+
+MENU: tuple[Entry, ...] = (
+    Entry("Dashboard", "index.php", "read", icon="dashboard"),
+    Entry("Posts", "edit.php", _type("post"), icon="posts", children=(
+        Entry("All Posts", "edit.php", _type("post")),
+        Entry("Add New Post", "post-new.php", _type("post", "create_posts")),
+        Entry("Categories", "edit-tags.php", "manage_categories", (("taxonomy", "category"),)),
+        Entry("Tags", "edit-tags.php", "manage_categories", (("taxonomy", "post_tag"),)),
+    )),
+    Entry("Events", "edit.php", _type("cal_events"), (("post_type", "cal_events"),), icon="calendar", children=(
+        Entry("All Events", "edit.php", _type("cal_events"), (("post_type", "cal_events"),)),
+        Entry("Add New Event", "post-new.php", _type("cal_events", "create_posts"), (("post_type", "cal_events"),)),
+        Entry("Event Categories", "edit-tags.php", "manage_categories",
+              (("taxonomy", "cal_events_cat"), ("post_type", "cal_events"))),
+        Entry("Tags", "edit-tags.php", "manage_categories", (("taxonomy", "post_tag"), ("post_type", "cal_events"))),
+        Entry("Venues", "edit.php", _type("cal_venue"), (("post_type", "cal_venue"),)),
+        Entry("Organizers", "edit.php", _type("cal_organizer"), (("post_type", "cal_organizer"),)),
+        Entry("Settings", "edit.php", "manage_options", (("post_type", "cal_events"), ("page", "cal-events-calendar"))),
+    )),
+    Entry("Media", "upload.php", "upload_files", icon="media", children=(
+        Entry("Library", "upload.php", "upload_files"),
+        Entry("Add New Media File", "media-new.php", "upload_files"),
+    )),
+    Entry("Pages", "edit.php", _type("page"), (("post_type", "page"),), icon="pages", children=(
+        Entry("All Pages", "edit.php", _type("page"), (("post_type", "page"),)),
+        Entry("Add New Page", "post-new.php", _type("page", "create_posts"), (("post_type", "page"),)),
+    )),
+    Entry("Comments", "edit-comments.php", "edit_posts", icon="comments"),
+    Entry("Users", "users.php", "list_users", icon="users", children=(
+        Entry("All Users", "users.php", "list_users"),
+        Entry("Add New User", "user-new.php", "create_users"),
+        Entry("Profile", "profile.php", "read"),
+    )),
+    Entry("Profile", "profile.php", "read", icon="users"),  # for those who may not list users
+    Entry("Settings", "options-general.php", "manage_options", icon="settings", children=(
+        Entry("General", "options-general.php", "manage_options"),
+        Entry("Reading", "options-reading.php", "manage_options"),
+        Entry("Discussion", "options-discussion.php", "manage_options"),
+    )),
+)
+
+
+@dataclass
+class Shown:
+    label: str
+    url: str
+    current: bool
+    icon: str = ""
+    children: list[Shown] = field(default_factory=list)
+
+
+def allowed(r: AdminRequest, capability: str) -> bool:
+    if capability.startswith("type:"):
+        _, post_type, key = capability.split(":", 2)
+        found = r.ctx.registry.types.get(post_type)
+        return found is not None and r.can(found.caps.get(key) or key)
+    return r.can(capability)
+
+
+def _matches(r: AdminRequest, entry: Entry) -> bool:
+    wanted = dict(entry.query)
+    if entry.file in ("edit.php", "post-new.php"):
+        wanted.setdefault("post_type", "post")
+    if r.screen.file == "post.php" and entry.file == "edit.php" and "page" not in wanted:
+        return wanted["post_type"] == r.post_type  # an item's editor lights its type's list
+    if entry.file != r.screen.file:
+        return False
+    given = {key: r.param(key) for key in ("post_type", "taxonomy", "page")}
+    if entry.file in ("edit.php", "post-new.php"):
+        given["post_type"] = given["post_type"] or "post"
+    return all(given[key] == value for key, value in wanted.items()) and ("page" in wanted or not given["page"])
+
+
+def menu_for(r: AdminRequest) -> list[Shown]:
+    """The menu as ``r``'s user sees it on ``r``'s screen."""
+    files = r.calpress.admin_files
+    shown: list[Shown] = []
+    for entry in MENU:
+        if entry.label == "Profile" and allowed(r, "list_users"):
+            continue
+        if entry.file not in files or not allowed(r, entry.capability):
+            continue
+        children = [Shown(child.label, r.url(child.file, **dict(child.query)), _matches(r, child))
+                    for child in entry.children if child.file in files and allowed(r, child.capability)]
+        current = _matches(r, entry) or any(child.current for child in children)
+        if children and not any(child.current for child in children) and current:
+            children[0].current = True
+        shown.append(Shown(entry.label, r.url(entry.file, **dict(entry.query)), current, entry.icon, children))
+    return shown
+
+
+def admin_bar(r: AdminRequest) -> dict[str, Any]:
+    """The bar over every admin page: the site, "New" by capability, the user's menu."""
+    files = r.calpress.admin_files
+    new = [(label, r.url(file, **query)) for label, file, query, capability in (
+        ("Post", "post-new.php", {}, _type("post", "create_posts")),
+        ("Event", "post-new.php", {"post_type": "cal_events"}, _type("cal_events", "create_posts")),
+        ("Venue", "post-new.php", {"post_type": "cal_venue"}, _type("cal_venue", "create_posts")),
+        ("Organizer", "post-new.php", {"post_type": "cal_organizer"}, _type("cal_organizer", "create_posts")),
+        ("Page", "post-new.php", {"post_type": "page"}, _type("page", "create_posts")),
+        ("Media", "media-new.php", {}, "upload_files"),
+        ("User", "user-new.php", {}, "create_users"),
+    ) if file in files and allowed(r, capability)]
+    return {"home": r.origin + "/", "new": new, "profile": r.url("profile.php") if "profile.php" in files else "",
+            "logout": r.logout_url, "name": r.user.display_name or r.user.login}

@@ -22,6 +22,10 @@
   // Searchable selects (Tom Select).
   if (window.TomSelect) {
     document.querySelectorAll("select.searchable").forEach(function (select) {
+      // Tom Select points the label at its own input; the select it keeps (hidden, for the form)
+      // keeps its name for assistive technology.
+      var label = select.id && document.querySelector("label[for='" + select.id + "']");
+      if (label) { select.setAttribute("aria-label", label.textContent.trim()); }
       var options = { maxOptions: 1000, plugins: select.multiple ? ["remove_button", "drag_drop"] : [] };
       // eslint-disable-next-line no-new
       new window.TomSelect(select, options);

@@ -1,0 +1,161 @@
+"""The editors' workspace in headless Chromium against a real server (issue 30): the flows of the
+people who run a calendar, per role, each screen checked with axe-core and captured at 1280 and
+390 pixels (workspace_support.py). What each flow saved is read back through the REST API."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from workspace_support import chromium, visit, workspace_site  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.browser
+
+CAL = "/cal/events/v1"
+
+
+def soon(days: int, hour: int) -> dt.datetime:
+    return (dt.datetime.now() + dt.timedelta(days=days)).replace(hour=hour, minute=0, second=0, microsecond=0)
+
+
+def pick(page, select_id: str, text: str) -> None:
+    """Choose ``text`` in a searchable select (Tom Select) as a user does: open it, type, Enter."""
+    page.click(f"#{select_id}-ts-control")
+    page.keyboard.type(text)
+    page.wait_for_selector(f"#{select_id}-ts-dropdown .option.active")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+
+
+def fill_when(page, field_id: str, moment: dt.datetime) -> None:
+    """Type a date and time into the picker (flatpickr, typing allowed), as a user can."""
+    page.fill(f"#{field_id}", moment.strftime("%Y-%m-%dT%H:%M"))
+    page.keyboard.press("Tab")  # leaving the field is when the picker reads what was typed
+
+
+def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, workspace_site):
+    server, rest = workspace_site
+    organizer = rest.post(f"{CAL}/organizers", json={"organizer": "Friends of the Park", "status": "publish"}).json()["id"]
+    for name in ("Music", "Outdoor"):
+        rest.post("/cms/v2/cal_events_cat", json={"name": name})
+    start, end = soon(3, 18), soon(3, 21)
+    editor = visit()
+    editor.login("editor")
+    editor.check("dashboard")
+    page = editor.page
+    editor.goto("/wp-admin/post-new.php?post_type=cal_events")
+    editor.check("event-new")
+    page.fill("#title", "Concert in the park")
+    page.fill("#content", "Bring a blanket.")
+    fill_when(page, "event_start", start)
+    fill_when(page, "event_end", end)
+    pick(page, "event_venue", "A new venue")
+    page.fill("#new_venue_venue", "Park bandstand")
+    page.fill("#new_venue_address", "1 Park Road")
+    page.fill("#new_venue_city", "Springfield")
+    pick(page, "event_organizers", "Friends of the Park")
+    page.check("label:has-text('Music') input")
+    page.check("label:has-text('Outdoor') input")
+    page.fill("#event_currency_symbol", "$")
+    page.fill("#event_cost", "12")
+    page.fill("#event_website", "https://park.example.test/concert")
+    page.click("#publish")
+    page.wait_for_selector(".notice-success")
+    assert "Event published." in page.inner_text(".notice-success")
+    assert page.evaluate("document.activeElement.classList.contains('notice')")  # focus moved to the notice
+    editor.check("event-edit")
+    event_id = int(re.search(r"post=(\d+)", page.url).group(1))
+    event = rest.get(f"{CAL}/events/{event_id}").json()
+    assert event["status"] == "publish" and event["start_date"] == start.strftime("%Y-%m-%d %H:%M:%S")
+    assert event["venue"]["venue"] == "Park bandstand" and [o["id"] for o in event["organizer"]] == [organizer]
+    assert sorted(c["name"] for c in event["categories"]) == ["Music", "Outdoor"] and event["cost"] == "$12"
+    # On the public month view.
+    month = editor.context.new_page()
+    month.goto(f"{server.url}/events/month/{start:%Y-%m}/")
+    assert "Concert in the park" in month.inner_text("body")
+    month.close()
+    # Its time changed from the editor.
+    later = start + dt.timedelta(hours=1)
+    fill_when(page, "event_start", later)
+    fill_when(page, "event_end", end + dt.timedelta(hours=1))
+    page.click("#publish")
+    page.wait_for_selector(".notice-success")
+    assert rest.get(f"{CAL}/events/{event_id}").json()["start_date"] == later.strftime("%Y-%m-%d %H:%M:%S")
+    # Trashed from the list table, then restored from the Trash.
+    editor.goto("/wp-admin/edit.php?post_type=cal_events")
+    editor.check("events-list")
+    page.click(f"#post-{event_id} .row-actions .trash a")
+    page.wait_for_selector(".notice-success")
+    assert rest.get(f"/cms/v2/cal_events/{event_id}", params={"context": "edit"}).json()["status"] == "trash"
+    editor.goto("/wp-admin/edit.php?post_type=cal_events&post_status=trash")
+    page.click(f"#post-{event_id} .row-actions .untrash a")
+    page.wait_for_selector(".notice-success")
+    assert rest.get(f"/cms/v2/cal_events/{event_id}", params={"context": "edit"}).json()["status"] == "draft"
+
+
+def test_a_contributor_submits_an_event_and_an_editor_publishes_it_from_the_list(visit, workspace_site):
+    _, rest = workspace_site
+    contributor = visit()
+    contributor.login("contributor")
+    page = contributor.page
+    contributor.goto("/wp-admin/post-new.php?post_type=cal_events")
+    assert page.inner_text("#publish") == "Submit for Review"
+    page.fill("#title", "Choir rehearsal")
+    fill_when(page, "event_start", soon(5, 19))
+    fill_when(page, "event_end", soon(5, 21))
+    page.click("#publish")
+    page.wait_for_selector(".notice-success")
+    assert "Event submitted." in page.inner_text(".notice-success")
+    event_id = int(re.search(r"post=(\d+)", page.url).group(1))
+    assert rest.get(f"{CAL}/events/{event_id}").json()["status"] == "pending"
+    editor = visit()
+    editor.login("editor", target="/wp-admin/edit.php?post_type=cal_events&post_status=pending")
+    page = editor.page
+    page.check(f"#cb-select-{event_id}")
+    page.select_option("#bulk-action-selector-top", "edit")
+    page.select_option("#bulk-status", "publish")
+    page.click("#doaction")
+    page.wait_for_selector(".notice-success")
+    assert rest.get(f"{CAL}/events/{event_id}").json()["status"] == "publish"
+
+
+def test_an_event_can_be_added_with_the_keyboard_alone(visit, workspace_site):
+    """Every field reached with Tab and filled by typing; the event saved with Enter on its button."""
+    _, rest = workspace_site
+    author = visit()
+    author.login("author", target="/wp-admin/post-new.php?post_type=cal_events")
+    page = author.page
+
+    def tab_to(element_id: str) -> None:
+        for _ in range(400):
+            if page.evaluate("document.activeElement && document.activeElement.id") == element_id:
+                return
+            page.keyboard.press("Tab")
+        raise AssertionError(f"#{element_id} is not reachable with Tab")
+
+    tab_to("title")
+    page.keyboard.type("Keyboard night")
+    tab_to("event_start")
+    page.keyboard.type(soon(6, 20).strftime("%Y-%m-%dT%H:%M"))
+    page.keyboard.press("Escape")
+    tab_to("event_end")
+    page.keyboard.type(soon(6, 22).strftime("%Y-%m-%dT%H:%M"))
+    page.keyboard.press("Escape")
+    tab_to("publish")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".notice-success")
+    event_id = int(re.search(r"post=(\d+)", page.url).group(1))
+    event = rest.get(f"{CAL}/events/{event_id}").json()
+    assert event["title"] == "Keyboard night" and event["status"] == "publish"
+    assert event["start_date"] == soon(6, 20).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@pytest.mark.parametrize("path", ["/wp-admin/edit.php", "/wp-admin/edit.php?post_type=page", "/wp-admin/post-new.php",
+                                  "/wp-admin/edit.php?post_type=cal_venue", "/wp-admin/post-new.php?post_type=cal_venue",
+                                  "/wp-admin/edit.php?post_type=cal_organizer"])
+def test_every_content_screen_passes_the_checks(visit, path):
+    administrator = visit()
+    administrator.login("admin", target=path)
+    name = re.sub(r"[^a-z]+", "-", path.split("/wp-admin/", 1)[1].replace(".php", "")).strip("-")
+    administrator.check(name)

@@ -1,0 +1,116 @@
+"""What the workspace's browser tests share: one real server per module with a user per role, a
+Chromium page per test, logging in through the form, and the check every screen passes: axe-core
+(the npm package, tests/js) reports no serious or critical violation, the page has no console
+error, it does not scroll sideways at 390 pixels, and it is captured at 1280 and 390 pixels wide
+(test-output/screenshots/admin-<name>-<width>.png)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "test-output" / "screenshots"
+AXE = REPO / "tests" / "js" / "node_modules" / "axe-core" / "axe.min.js"
+WIDE, NARROW = 1280, 390
+PASSWORD = "login-secret"
+ROLES = ("editor", "author", "contributor", "subscriber")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (scripts/test runs npm ci in tests/js)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def workspace_site(tmp_path_factory) -> Iterator[tuple[Any, Any]]:
+    """A real server with the administrator ``admin`` (its REST client yielded too) and one user
+    per other role, each logging in with the same password."""
+    from appfixtures import serving_with_admin
+
+    with serving_with_admin(tmp_path_factory.mktemp("workspace")) as (server, rest):
+        for role in ROLES:
+            server.cli("user", "create", role, f"{role}@example.test", f"--role={role}", f"--user_pass={PASSWORD}")
+        yield server, rest
+
+
+class Visit:
+    """One browser context (its own cookies) on the workspace's server."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.context = browser.new_context(viewport={"width": WIDE, "height": 900}, bypass_csp=True)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(15000)
+        self.errors: list[str] = []
+        self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def goto(self, path: str) -> Any:
+        return self.page.goto(self.base + path)
+
+    def login(self, login: str, password: str = PASSWORD, target: str = "/wp-admin/") -> None:
+        from urllib.parse import quote
+
+        self.goto(f"/wp-login.php?redirect_to={quote(target, safe='')}")
+        self.page.fill("#user_login", login)
+        self.page.fill("#user_pass", password)
+        self.page.click("#wp-submit")
+        self.page.wait_for_url(f"{self.base}{target}*")
+
+    def check(self, name: str) -> None:
+        """The checks every screen passes, then its pictures at both widths."""
+        page = self.page
+        page.add_script_tag(path=str(AXE))
+        found = page.evaluate("""async () => {
+            const result = await axe.run(document, {resultTypes: ["violations"]});
+            return result.violations.filter(v => ["serious", "critical"].includes(v.impact))
+                .map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}));
+        }""")
+        assert found == [], f"{name}: axe-core found {json.dumps(found, indent=1)}"
+        assert self.errors == [], f"{name}: console errors {self.errors}"
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"admin-{name}-{WIDE}.png"), full_page=True)
+        page.set_viewport_size({"width": NARROW, "height": 900})
+        try:
+            overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 1, f"{name}: scrolls sideways by {overflow}px at {NARROW} pixels"
+            page.screenshot(path=str(SCREENSHOTS / f"admin-{name}-{NARROW}.png"), full_page=True)
+        finally:
+            page.set_viewport_size({"width": WIDE, "height": 900})
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture()
+def visit(chromium, workspace_site) -> Iterator[Any]:
+    """``visit()``: a new browser context on the workspace's server (several per test for roles)."""
+    server, _ = workspace_site
+    opened: list[Visit] = []
+
+    def make() -> Visit:
+        opened.append(Visit(chromium, server.url))
+        return opened[-1]
+
+    yield make
+    for one in opened:
+        one.close()

@@ -8,7 +8,6 @@ import datetime as dt
 import re
 
 import pytest
-from workspace_support import chromium, visit, workspace_site  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 

@@ -21,9 +21,8 @@ def soon(days: int, hour: int) -> dt.datetime:
 def pick(page, select_id: str, text: str) -> None:
     """Choose ``text`` in a searchable select (Tom Select) as a user does: open it, type, Enter."""
     page.click(f"#{select_id}-ts-control")
-    page.keyboard.type(text)
-    page.wait_for_selector(f"#{select_id}-ts-dropdown .option.active")
-    page.keyboard.press("Enter")
+    page.fill(f"#{select_id}-ts-control", text)
+    page.click(f"#{select_id}-ts-dropdown .option:has-text({text!r})")
     page.keyboard.press("Escape")
 
 

@@ -74,6 +74,10 @@ class ContentRepresentation:
             return Related()
         context = request.get_param("context") or "view"
         shown = self.fields(self.schema.item_schema, context)
+
+        def want(name: str) -> bool:  # a field the context shows and _fields (if given) asks for
+            return name in shown and wants_field(request, name)
+
         want_links = wants_field(request, "_links") or wants_field(request, "_embedded")
         want_terms = any(wants_field(request, t.rest_base) for t in self.schema.taxonomies) or wants_field(request, "class_list")
         related = item_service.load_related(
@@ -83,14 +87,14 @@ class ContentRepresentation:
             found,
             terms=want_terms,
             revisions=want_links and not new and (self.type.core_like or self.type.supports_feature("revisions")),
-            media=want_links or "class_list" in shown,
-            uris=wants_field(request, "link") or "permalink_template" in shown,
+            media=want_links or want("class_list"),
+            uris=wants_field(request, "link") or want("permalink_template"),
         )
         if "_embed" in request.query and (authors := [item.author for item in found if item.author]):
             self._preload_authors(conn, request, found, authors)
         if generated is not None:
             related.generated = dict(generated)
-        elif "permalink_template" in shown or "generated_slug" in shown:
+        elif want("permalink_template") or want("generated_slug"):
             related.generated = item_service.generated_slugs(conn, context_of(request), self.type, found)
         scope = scope_of(request)
         for media in related.media.values():

@@ -111,12 +111,25 @@ def wants_field(request: RestRequest, name: str) -> bool:
     fields = request.query.get("_fields")
     if fields is None:
         return True
-    names = fields if isinstance(fields, list) else str(fields).split(",")
-    for entry in names:
-        entry = str(entry).strip()
-        if entry == name or entry.startswith(name + ".") or name.startswith(entry + "."):
-            return True
-    return name == "_links" and "_embed" in request.query
+    key = (fields if isinstance(fields, str) else ",".join(map(str, fields)), name)
+    found = _WANTED.get(key)
+    if found is None:
+        names = fields if isinstance(fields, list) else str(fields).split(",")
+        found = False
+        for entry in names:
+            entry = str(entry).strip()
+            if entry == name or entry.startswith(name + ".") or name.startswith(entry + "."):
+                found = True
+                break
+        if len(_WANTED) >= 4096:
+            _WANTED.clear()
+        _WANTED[key] = found
+    return found or (name == "_links" and "_embed" in request.query)
+
+
+# (the _fields value, a field name) -> whether it asks for the field: a list of items asks the
+# same question of each item (27 fields x 100 items), and the answer depends on the two texts only.
+_WANTED: dict[tuple[str, str], bool] = {}
 
 
 def not_logged_in() -> RestError:

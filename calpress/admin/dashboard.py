@@ -1,6 +1,6 @@
 """``/wp-admin/`` (``index.php``): the dashboard. At a glance (counts of what the user may edit),
 upcoming events, what waits for review (for those who may publish others' work), the user's own
-recent drafts, and a quick event draft."""
+recent drafts, recent comments (held ones too for moderators), and a quick event draft."""
 
 from __future__ import annotations
 
@@ -46,12 +46,21 @@ class Dashboard(Screen):
         if events.ok and isinstance(events.data, dict):
             upcoming = [{"title": e.get("title", ""), "start": e.get("start_date", ""), "id": e.get("id"),
                          "url": r.url("post.php", post=e.get("id"), action="edit")} for e in events.data.get("events", [])]
+        comments = []
+        if r.can("moderate_comments") or r.can("edit_posts"):
+            moderator = r.can("moderate_comments")  # held comments, and the edit context, are theirs
+            answer = r.api.get("/cms/v2/comments", per_page=5, context="edit" if moderator else "view",
+                               status="all" if moderator else "approve", _fields="id,author_name,post,date,status,content")
+            comments = [{"author": c.get("author_name") or "Anonymous", "post": c.get("post"), "status": c.get("status"),
+                         "excerpt": _excerpt((c.get("content") or {}).get("raw") or (c.get("content") or {}).get("rendered") or ""),
+                         "url": r.url("post.php", post=c.get("post"), action="edit")}
+                        for c in (answer.data if answer.ok and isinstance(answer.data, list) else [])]
         event_type = types.get("cal_events")
         can_draft = event_type is not None and r.can(event_type.caps["create_posts"])
         if r.param("drafted"):
             r.notice("Event draft saved.", "success", r.url("post.php", post=r.param("drafted"), action="edit"), "Edit event")
         r.render("admin/dashboard.html", title="Dashboard", glance=glance, pending=pending, drafts=drafts[:5],
-                 upcoming=upcoming, can_draft=can_draft, quick_nonce=r.nonce(QUICK_DRAFT), errors={},
+                 upcoming=upcoming, comments=comments, can_draft=can_draft, quick_nonce=r.nonce(QUICK_DRAFT), errors={},
                  api_settings=r.api_settings)
 
     def post(self, r: AdminRequest) -> None:
@@ -64,6 +73,13 @@ class Dashboard(Screen):
             r.redirect(r.url("index.php", drafted=answer.data.get("id")))
         r.notice(answer.message, "error")
         self.get(r)
+
+
+def _excerpt(text: str, words: int = 12) -> str:
+    import re
+
+    plain = re.sub(r"<[^>]+>", " ", text).split()
+    return " ".join(plain[:words]) + (" …" if len(plain) > words else "")
 
 
 def _entry(r: AdminRequest, kind: Any, row: dict[str, Any]) -> dict[str, Any]:

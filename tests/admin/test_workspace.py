@@ -268,6 +268,17 @@ def test_the_dashboard_shows_what_the_user_may_see(as_role, client, admin, role)
     assert '"nonce":' in page.text  # wpApiSettings for cookie clients
 
 
+def test_the_dashboard_lists_recent_comments_held_ones_for_moderators(as_role, client, admin, accounts):
+    post = client.post("/cms/v2/posts", user=admin, json={"title": "Talk", "status": "publish"}).json["id"]
+    client.post("/cms/v2/comments", user=admin, json={"post": post, "content": "Lovely evening, thanks"})
+    held = client.post("/cms/v2/comments", user=admin, json={"post": post, "content": "Waiting for a look", "status": "hold"})
+    assert held.status_code == 201, held.json
+    editor = as_role("editor").get("/wp-admin/").text
+    assert "Lovely evening, thanks" in editor and "Waiting for a look" in editor
+    author = as_role("author").get("/wp-admin/").text
+    assert "Lovely evening, thanks" in author and "Waiting for a look" not in author
+
+
 def test_a_quick_event_draft(as_role, client, admin):
     author = as_role("author")
     fields = author.form("/wp-admin/", None)

@@ -88,8 +88,19 @@ def allowed(r: AdminRequest, capability: str) -> bool:
     return r.can(capability)
 
 
+# Screens without an entry of their own light the entry of the list they belong to, as WordPress's
+# $parent_file does: a user's editor lights All Users, a term's editor its taxonomy's list.
+BELONGS = {"user-edit.php": "users.php", "term.php": "edit-tags.php"}
+
+
 def _matches(r: AdminRequest, entry: Entry) -> bool:
     wanted = dict(entry.query)
+    home = BELONGS.get(r.screen.file)
+    if home is not None:
+        if entry.file != home:
+            return False
+        return all(r.param(key) == value for key, value in wanted.items() if key != "post_type") and (
+            "post_type" not in wanted or r.param("post_type") == wanted["post_type"])
     if entry.file in ("edit.php", "post-new.php"):
         wanted.setdefault("post_type", "post")
     if r.screen.file == "post.php" and entry.file == "edit.php" and "page" not in wanted:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from . import calendar as _calendar  # noqa: F401 - registers the calendar's types
 from . import media, settings, terms, users
 from .assets import ASSETS_PATH, AdminAssets
-from .content import EditScreen, ItemScreen, NewScreen, Panel, TypeAdmin, register_type
+from .content import EditScreen, ItemScreen, NewScreen, Panel, TypeAdmin, register_subpage, register_type
 from .dashboard import Dashboard
 from .shell import ADMIN, Screen, Workspace
 
@@ -33,6 +33,11 @@ __all__ = ["ADMIN", "ASSETS_PATH", "SCREENS", "AdminAssets", "Panel", "Screen", 
 
 register_type(TypeAdmin("post"))
 register_type(TypeAdmin("page", default_orderby="title", default_order="asc"))
+
+# The calendar's settings answer at edit.php?post_type=cal_events&page=cal-events-calendar, as The
+# Events Calendar's do, and at their own file name.
+register_subpage("cal_events", settings.CAL_SETTINGS_PAGE,
+                 next(screen for screen in settings.SCREENS if isinstance(screen, settings.CalendarSettings)))
 
 SCREENS: list[Screen] = [Dashboard(), EditScreen(), NewScreen(), ItemScreen(), *media.SCREENS, *terms.SCREENS,
                          *users.SCREENS, *settings.SCREENS]

@@ -94,11 +94,17 @@ class TypeAdmin:
 
 
 TYPES: dict[str, TypeAdmin] = {}
+# (post type, page) -> the screen edit.php shows for ``?post_type=X&page=Y`` (register_subpage).
+SUBPAGES: dict[tuple[str, str], Screen] = {}
 
 
 def register_type(admin: TypeAdmin) -> TypeAdmin:
     TYPES[admin.post_type] = admin
     return admin
+
+
+def register_subpage(post_type: str, page: str, screen: Screen) -> None:
+    SUBPAGES[(post_type, page)] = screen
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -167,10 +173,29 @@ class EditScreen(Screen):
     file = "edit.php"
 
     def required(self, r: AdminRequest) -> str:
+        if self._page(r) is not None:
+            return "read"  # a settings page under the type's menu checks its own capability
+        if r.param("post_type") == "attachment":
+            return "upload_files"
         kind = content_type(r, r.param("post_type", "post"))
         return kind.caps["edit_posts"]
 
+    @staticmethod
+    def _page(r: AdminRequest) -> Screen | None:
+        """The screen ``edit.php?post_type=X&page=Y`` shows instead of the list (a type's settings
+        page, as WordPress's submenu pages under a type's menu), or None."""
+        page = r.param("page")
+        return SUBPAGES.get((r.param("post_type", "post"), page)) if page else None
+
     def get(self, r: AdminRequest) -> None:
+        page = self._page(r)
+        if page is not None:
+            if not r.can(page.required(r)):
+                raise Forbidden()
+            page.get(r)
+            return
+        if r.param("post_type") == "attachment":
+            r.redirect(r.url("upload.php"))  # the media library lists attachments, as WordPress's does
         kind = content_type(r, r.param("post_type", "post"))
         admin = TYPES[kind.name]
         r.post_type = kind.name
@@ -275,6 +300,12 @@ class EditScreen(Screen):
 
     def post(self, r: AdminRequest) -> None:
         """Bulk actions (and the screen options' items per page)."""
+        page = self._page(r)
+        if page is not None and page.post is not None:
+            if not r.can(page.required(r)):
+                raise Forbidden()
+            page.post(r)
+            return
         kind = content_type(r, r.param("post_type") or r.field("post_type") or "post")
         listed = kind.name if kind.name != "post" else None
         if r.field("screen_options"):
@@ -392,6 +423,8 @@ class ItemScreen(Screen):
     def _item(self, r: AdminRequest, item_id: int) -> tuple[Any, dict[str, Any]]:
         with r.site.read() as conn:
             found = item_service.get_item(conn, item_id)
+        if found is not None and found.type == "attachment":
+            r.redirect(r.url("upload.php", item=item_id))  # an attachment's details live in the library
         if found is None or found.type not in TYPES:
             raise Forbidden("You attempted to edit an item that does not exist. Perhaps it was deleted?", 404)
         kind = r.ctx.registry.types[found.type]

@@ -41,7 +41,7 @@ MENU: tuple[Entry, ...] = (
     Entry("Events", "edit.php", _type("cal_events"), (("post_type", "cal_events"),), icon="calendar", children=(
         Entry("All Events", "edit.php", _type("cal_events"), (("post_type", "cal_events"),)),
         Entry("Add New Event", "post-new.php", _type("cal_events", "create_posts"), (("post_type", "cal_events"),)),
-        Entry("Event Categories", "edit-tags.php", "manage_categories",
+        Entry("Event Categories", "edit-tags.php", "taxonomy:cal_events_cat",
               (("taxonomy", "cal_events_cat"), ("post_type", "cal_events"))),
         Entry("Tags", "edit-tags.php", "manage_categories", (("taxonomy", "post_tag"), ("post_type", "cal_events"))),
         Entry("Venues", "edit.php", _type("cal_venue"), (("post_type", "cal_venue"),)),
@@ -81,6 +81,9 @@ class Shown:
 
 
 def allowed(r: AdminRequest, capability: str) -> bool:
+    if capability.startswith("taxonomy:"):  # the taxonomy's own manage_terms capability
+        found = r.ctx.registry.taxonomies.get(capability.split(":", 1)[1])
+        return found is not None and r.can(found.caps.manage_terms)
     if capability.startswith("type:"):
         _, post_type, key = capability.split(":", 2)
         found = r.ctx.registry.types.get(post_type)
@@ -108,8 +111,10 @@ def _matches(r: AdminRequest, entry: Entry) -> bool:
     if entry.file != r.screen.file:
         return False
     given = {key: r.param(key) for key in ("post_type", "taxonomy", "page")}
-    if entry.file in ("edit.php", "post-new.php"):
+    if entry.file in ("edit.php", "post-new.php", "edit-tags.php"):
         given["post_type"] = given["post_type"] or "post"
+    if entry.file == "edit-tags.php":
+        wanted.setdefault("post_type", "post")
     return all(given[key] == value for key, value in wanted.items()) and ("page" in wanted or not given["page"])
 
 

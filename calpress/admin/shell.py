@@ -16,6 +16,7 @@ those tagged with the page's nonce (CSP), and is never cached.
 
 from __future__ import annotations
 
+import html
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -207,7 +208,7 @@ class AdminRequest:
 
         resp.text = templates.get_template(template).render(
             r=self, title=title, csp_nonce=nonce, menu=menu_for(self), bar=admin_bar(self),
-            site_name=self.site.load_options().get("blogname") or "", **context)
+            site_name=html.unescape(str(self.site.load_options().get("blogname") or "")), **context)
 
     @property
     def logout_url(self) -> str:

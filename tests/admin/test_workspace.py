@@ -287,3 +287,22 @@ def test_a_quick_event_draft(as_role, client, admin):
     drafted = query_of(location(answer))["drafted"]
     event = client.get(f"{CAL}/events/{drafted}", user=admin).json
     assert event["status"] == "draft" and event["title"] == "Bake sale" and event["author"] == str(author.account.id)
+
+
+def test_attachments_and_the_calendar_settings_answer_at_wordpress_addresses(as_role, client, admin, app):
+    from test_media import image_bytes, raw_upload
+
+    made = raw_upload(client, admin, image_bytes("PNG"), "poster.png", "image/png").json
+    editor = as_role("editor")
+    assert location(editor.get(f"/wp-admin/post.php?post={made['id']}&action=edit")) == f"/wp-admin/upload.php?item={made['id']}"
+    assert location(editor.get("/wp-admin/edit.php?post_type=attachment")) == "/wp-admin/upload.php"
+    assert editor.get("/wp-admin/edit.php?post_type=cal_events&page=cal-events-calendar").status_code == 403  # manage_options
+    administrator = as_role("administrator")
+    page = administrator.get("/wp-admin/edit.php?post_type=cal_events&page=cal-events-calendar")
+    assert page.status_code == 200 and 'aria-current="page">Settings<' in page.text
+    fields = fields_of(page.text, None)
+    fields["cal_currency_symbol"] = "€"
+    done = location(administrator.post("/wp-admin/edit.php?post_type=cal_events&page=cal-events-calendar", fields))
+    assert "page=cal-events-calendar" in done and "settings-updated=true" in done
+    assert "Settings saved." in administrator.get(done).text
+    assert app.site.load_options()["cal_currency_symbol"] == "€"

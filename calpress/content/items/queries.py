@@ -467,3 +467,13 @@ def status_counts(conn: sa.Connection, content_type: str, *, author: int | None 
     if author is not None:
         statement = statement.where(posts.c.author == author)
     return {status: int(count) for status, count in conn.execute(statement)}
+
+
+def months(conn: sa.Connection, content_type: str, *, statuses: Sequence[str] | None = None) -> list[tuple[int, int]]:
+    """The (year, month) pairs of the items of ``content_type`` (in ``statuses``, default every
+    one but auto-drafts), newest first: the workspace's month filter, as the reference's
+    months_dropdown reads them."""
+    year, month = sa.extract("year", posts.c.date_local), sa.extract("month", posts.c.date_local)
+    statement = sa.select(year, month).where(posts.c.type == content_type).group_by(year, month).order_by(year.desc(), month.desc())
+    statement = statement.where(posts.c.status.in_(list(statuses))) if statuses else statement.where(posts.c.status != "auto-draft")
+    return [(int(y), int(m)) for y, m in conn.execute(statement)]

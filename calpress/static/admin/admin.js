@@ -40,3 +40,112 @@
     });
   }
 }());
+
+/* == media (admin/media.py) == */
+// Confirm before deleting, copy a file's address, and Dropzone uploads on media-new.php (the
+// plain form stays when the library is missing).
+(function () {
+  "use strict";
+  var body = document.body;
+  if (!body.classList.contains("screen-upload") && !body.classList.contains("screen-media-new")) { return; }
+
+  // "Delete permanently" asks first, as WordPress's showNotice.warn() (the bulk button only
+  // when the chosen action deletes).
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest ? event.target.closest("[data-confirm]") : null;
+    if (!target) { return; }
+    if (target.id === "doaction") {
+      var chosen = document.getElementById("bulk-action-selector-top");
+      if (!chosen || chosen.value !== "delete") { return; }
+    }
+    if (!window.confirm(target.getAttribute("data-confirm"))) { event.preventDefault(); }
+  });
+
+  // "Copy URL to clipboard" beside the read-only file address.
+  document.querySelectorAll("button[data-clipboard-target]").forEach(function (button) {
+    var input = document.getElementById(button.getAttribute("data-clipboard-target"));
+    var status = button.parentNode.querySelector(".copy-status");
+    if (!input) { return; }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var done = function () { if (status) { status.textContent = "Copied!"; } };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
+      } else {
+        input.select();
+        if (document.execCommand("copy")) { done(); }
+      }
+    });
+  });
+
+  // Dropzone: each file straight to the REST media route with the user's REST nonce (cookie
+  // authentication, as WordPress's uploader), with its progress and a link to its details.
+  // Set up once every deferred script (Dropzone's among them) has run.
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.getElementById("file-form");
+    if (!form || !window.Dropzone) { return; }
+    var zoneUi = document.getElementById("plupload-upload-ui");
+    var plain = document.getElementById("html-upload-ui");
+    var list = document.getElementById("media-items");
+    var status = document.getElementById("upload-status");
+    var postId = document.getElementById("post_id").value;
+    var announce = function (text) { status.textContent = text; };
+    plain.hidden = true;
+    zoneUi.hidden = false;
+    document.getElementById("use-browser-uploader").addEventListener("click", function () {
+      zoneUi.hidden = true;
+      plain.hidden = false;
+      document.getElementById("async-upload").focus();
+    });
+    var template = '<div class="media-item dz-preview dz-file-preview">' +
+      '<span class="filename" data-dz-name></span> <span class="dz-size muted" data-dz-size></span>' +
+      '<progress max="100" value="0" data-dz-uploadprogress></progress>' +
+      '<span class="dz-error-message field-error" data-dz-errormessage></span>' +
+      '<span class="media-item-links"></span></div>';
+    var zone = new window.Dropzone(document.getElementById("drag-drop-area"), {
+      url: form.getAttribute("data-rest-url"),
+      paramName: "file",
+      headers: { "X-WP-Nonce": form.getAttribute("data-rest-nonce") },
+      maxFilesize: Number(form.getAttribute("data-max-bytes")) / 1048576,
+      previewsContainer: list,
+      previewTemplate: template,
+      clickable: ["#plupload-browse-button"],
+      createImageThumbnails: false,
+      timeout: 0,
+      params: postId && postId !== "0" ? { post: postId } : {}
+    });
+    zone.on("addedfile", function (file) {
+      var bar = file.previewElement && file.previewElement.querySelector("progress");
+      if (bar) { bar.setAttribute("aria-label", "Upload progress of " + file.name); }
+    });
+    zone.on("success", function (file, response) {
+      var links = file.previewElement && file.previewElement.querySelector(".media-item-links");
+      if (!links || !response || !response.id) { return; }
+      var title = (response.title && response.title.raw) || file.name;
+      var link = document.createElement("a");
+      link.href = form.getAttribute("data-item-url") + "?item=" + encodeURIComponent(response.id);
+      link.className = "edit-attachment";
+      link.textContent = "Edit “" + title + "”";
+      links.appendChild(link);
+      announce("“" + file.name + "” uploaded.");
+    });
+    zone.on("error", function (file, message) {
+      var text = typeof message === "string" ? message : (message && message.message) || "The upload failed.";
+      var node = file.previewElement && file.previewElement.querySelector("[data-dz-errormessage]");
+      text = "“" + file.name + "” has failed to upload. " + text;
+      if (node) { node.textContent = text; }
+      announce(text);
+    });
+    zone.on("queuecomplete", function () {
+      if (document.getElementById("media-library-link")) { return; }
+      var p = document.createElement("p");
+      var link = document.createElement("a");
+      link.id = "media-library-link";
+      link.href = form.getAttribute("data-library-url");
+      link.textContent = "Go to the Media Library";
+      p.appendChild(link);
+      list.parentNode.insertBefore(p, list.nextSibling);
+    });
+  });
+}());
+/* == end media == */

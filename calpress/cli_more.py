@@ -7,6 +7,7 @@
     calpress comment approve|unapprove|spam|trash|delete <id>... [--force]
     calpress user list [--role=...] | get <user> | update <user> ... | delete <user>... [--reassign=<user>]
     calpress user set-role <user> <role>
+    calpress user reset-password <user>... [--skip-email] [--show-password] [--porcelain]
     calpress user application-password list <user> | delete <user> <uuid>...
     calpress cache flush
     calpress db check | size [--format=table|json] [--size_format=b|kb|mb|gb]
@@ -471,6 +472,58 @@ def cmd_user_set_role(args: argparse.Namespace) -> int:
     return run_with_app(args, run)
 
 
+def cmd_user_reset_password(args: argparse.Namespace) -> int:
+    """WP-CLI's ``wp user reset-password``: a new random password for each user (which ends
+    their login sessions) and, unless --skip-email, the password reset mail with a link to choose
+    their own (mail.py; without SMTP the link goes to the log). An unknown user is a warning."""
+    from .auth import password_reset, users
+    from .cli_content import open_app
+    from .mail import MailError
+    from .pages.auth import deliver_reset_link
+
+    app = open_app(args)
+    try:
+        found: list[Any] = []
+        for given in args.targets:
+            with app.site.read() as conn:
+                user = users.find_user(conn, given)
+            if user is None:
+                print(f"Warning: Invalid user ID, email or login: '{given}'", file=sys.stderr)
+            elif all(other.id != user.id for other in found):
+                found.append(user)
+        if not found:
+            raise CliError("No user found to reset password.")
+        origin = _site_address(app)
+        unsent = 0
+        for user in found:
+            with app.site.write() as conn:
+                user, password = password_reset.set_random_password(conn, user)
+                key = "" if args.skip_email else password_reset.issue(conn, user, app.settings.secret_key)
+            if args.porcelain:
+                print(password)
+            else:
+                print(f"Reset password for {user.login}.")
+                if args.show_password:
+                    print(f"Password: {password}")
+            if args.skip_email:
+                continue
+            try:
+                if not deliver_reset_link(app, user, key, origin, by_administrator=True):
+                    print(f"Warning: Mail is not set up on this site (CALPRESS_SMTP_URL), so no email was sent to "
+                          f"{user.login}: the reset link was written to the log.", file=sys.stderr)
+            except MailError as err:
+                unsent += 1
+                print(f"Warning: The reset email to {user.login} could not be sent: {err}", file=sys.stderr)
+        done = "Password reset for 1 user" if len(found) == 1 else f"Passwords reset for {len(found)} users"
+        if unsent:
+            raise CliError(f"{done}, but {unsent} of the emails could not be sent.")
+        if not args.porcelain:
+            print(f"Success: {done}.")
+        return 0
+    finally:
+        app.site.close()
+
+
 APP_PASSWORD_FIELDS = ["uuid", "app_id", "name", "created", "last_used", "last_ip"]
 
 
@@ -787,6 +840,12 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
     set_role = command(user_commands, "set-role", "set a user's role")
     set_role.add_argument("target", metavar="user")
     set_role.add_argument("role")
+    reset = command(user_commands, "reset-password",
+                    "give users a new random password and email them a link to choose their own", user=False)
+    reset.add_argument("targets", metavar="user", nargs="+", help="user ids, logins or emails")
+    reset.add_argument("--skip-email", action="store_true", help="don't email the users")
+    reset.add_argument("--show-password", action="store_true", help="show the new passwords")
+    reset.add_argument("--porcelain", action="store_true", help="print only the new passwords")
     listing = command(app_commands, "list", "list a user's application passwords")
     listing.add_argument("target", metavar="user")
     add_options(listing)
@@ -837,6 +896,7 @@ HANDLERS: dict[tuple[str, ...], Callable[[argparse.Namespace], int]] = {
     ("user", "update"): cmd_user_update,
     ("user", "delete"): cmd_user_delete,
     ("user", "set-role"): cmd_user_set_role,
+    ("user", "reset-password"): cmd_user_reset_password,
     ("user", "application-password", "list"): cmd_app_password_list,
     ("user", "application-password", "delete"): cmd_app_password_delete,
     ("cache", "flush"): cmd_cache_flush,

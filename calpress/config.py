@@ -57,6 +57,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("s3_secret_key", "CALPRESS_S3_SECRET_KEY", "", "Secret access key of the S3 bucket (keep it in the environment, never in the repository)."),
     Setting("s3_public_url", "CALPRESS_S3_PUBLIC_URL", "", "Public address serving the bucket's objects (a CDN, a public bucket); empty means <endpoint>/<bucket>."),
     Setting("s3_prefix", "CALPRESS_S3_PREFIX", "", "Folder inside the bucket the files are kept under (site1/ ...); empty means the bucket's root."),
+    Setting("smtp_url", "CALPRESS_SMTP_URL", "", "SMTP server for the site's mail (password reset links): smtp://[user:password@]host[:port][?starttls=1] or smtps://host[:port]; ?timeout=<seconds>, ?cafile=<path> too. Empty: mail is not set up, and reset links are written to the log (warning level) for the administrator."),
+    Setting("mail_from", "CALPRESS_MAIL_FROM", "", "Sender of the site's mail (an address, or Name <address>); empty means WordPress <wordpress@<site host>>, as the reference."),
 )
 
 
@@ -97,6 +99,9 @@ class Settings:
     s3_secret_key: str = ""
     s3_public_url: str = ""
     s3_prefix: str = ""
+    # Outbound mail (mail.py): empty smtp_url means mail is not set up.
+    smtp_url: str = ""
+    mail_from: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_overrides(self, **changes: Any) -> Settings:

@@ -40,6 +40,7 @@ import pytest
 import yaml  # PyYAML, which schemathesis (a test dependency) requires
 from clifixtures import new_id as new_id_in_process
 from clifixtures import ok as ok_in_process
+from mailfixtures import smtp_server
 
 from calpress.cli import build_parser
 
@@ -58,7 +59,7 @@ COVERED: dict[str, str | tuple[str, str]] = {
     **dict.fromkeys(("db upgrade", "db check", "db size", "info", "doctor", "routes", "cache flush", "seed-demo"),
                     "test_site_and_database_commands"),
     **dict.fromkeys(("user create", "user list", "user get", "user update", "user delete", "user set-role",
-                     "user application-password create", "user application-password list",
+                     "user reset-password", "user application-password create", "user application-password list",
                      "user application-password delete"), "test_user_commands"),
     **dict.fromkeys(("option get", "option update", "option list", "option add", "option delete", "option patch"),
                     "test_option_commands"),
@@ -269,6 +270,14 @@ def test_user_commands(cli_process, cli_admin):
     assert ok(cli_process("user", "application-password", "delete", "ed", first)) == (
         "Success: Deleted 1 of 1 application passwords.\n")
     assert ok(cli_process("user", "application-password", "list", "ed", "--field=name")) == "Second\n"
+
+    # reset-password: the new password alone, then the reset mail through a real SMTP server.
+    assert re.fullmatch(r"\S{24}\n", ok(cli_process("user", "reset-password", "sub", "--skip-email", "--porcelain")))
+    with smtp_server() as box:
+        assert ok(cli_process("user", "reset-password", "sub", extra_env={"CALPRESS_SMTP_URL": box.url})) == (
+            "Reset password for sub.\nSuccess: Password reset for 1 user.\n")
+        assert box.wait(1)[0].rcpt_tos == ["sub@example.test"]
+        assert "http://localhost/wp-login.php?action=rp&key=" in box.messages[0].body
 
     assert ok(cli_process("user", "delete", "sub", "--reassign=boss")) == (
         f"Success: Removed user {subscriber} from http://localhost.\n")

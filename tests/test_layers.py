@@ -97,6 +97,7 @@ def test_the_imports_are_read_as_python_resolves_them() -> None:
         ("compat", {"compat"}),
         ("store", {"store"}),
         ("net", {"net", "config"}),
+        ("mail", {"mail", "config"}),
         ("rest", {"rest", "compat"}),
         ("auth", {"auth", "rest", "store", "compat", "config"}),
     ],
@@ -141,7 +142,7 @@ def test_handlers_and_pages_build_no_sql(layer: str) -> None:
 
 
 def test_only_net_sends_outbound_requests() -> None:
-    senders = ("urllib.request", "http.client", "httpx", "httpcore", "requests", "aiohttp", "socket")
+    senders = ("urllib.request", "http.client", "httpx", "httpcore", "requests", "aiohttp", "socket", "smtplib")
     wrong = sorted(
         (module, imported)
         for module, found in MODULES.items()
@@ -149,19 +150,22 @@ def test_only_net_sends_outbound_requests() -> None:
         if module not in ("calpress.net", "calpress.net.transport") and imported in senders
         # serve binds (never connects) a socket to see whether its port is taken
         and (module, imported) != ("calpress.cli", "socket")
+        # mail goes to the operator's SMTP server (CALPRESS_SMTP_URL), from mail.py alone
+        and (module, imported) != ("calpress.mail", "smtplib")
     )
     assert wrong == []
 
 
 def test_the_http_machinery_loads_on_first_use() -> None:
     """httpx and TLS cost every worker about 75 ms and 10 MB to import; a site that never fetches
-    a URL does not load them (a fresh interpreter: this one has them from other tests)."""
+    a URL does not load them, nor smtplib before a mail is sent (a fresh interpreter: this one has
+    them from other tests)."""
     import subprocess
     import sys
 
     code = (
         "import sys, calpress.app, calpress.cli, calpress.net;"
-        "print(sorted(m for m in ('httpx', 'httpcore', 'calpress.net.transport') if m in sys.modules))"
+        "print(sorted(m for m in ('httpx', 'httpcore', 'calpress.net.transport', 'smtplib') if m in sys.modules))"
     )
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert found == "[]"

@@ -1,20 +1,29 @@
-"""HTML pages around authentication: home, log in / log out, a minimal dashboard that hands out the
-REST nonce, and the application authorization page the site description advertises
-(cms-api.md 6.5), with the reference's approve and reject redirects.
+"""HTML pages around authentication: home, log in / log out, lost password and reset, a minimal
+dashboard that hands out the REST nonce, and the application authorization page the site
+description advertises (cms-api.md 6.5), with the reference's approve and reject redirects.
+
+Lost password (the reference's wp-login.php ``lostpassword``, ``rp`` and ``resetpass``): the form
+mails a reset link (auth/password_reset.py holds the keys and the throttle) and answers "Check
+your email" whether or not the account exists; without SMTP (mail.py) it says mail is not set up
+and writes the link to the ``calpress.mail`` log. The link's key moves into a cookie scoped to
+``/wp-login.php`` and the browser is sent on without it in the address, as the reference does; the
+form carries it back in a hidden field that must match the cookie.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import secrets
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import falcon
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from ..auth import app_passwords, sessions
+from .. import mail
+from ..auth import app_passwords, password_reset, sessions
 from ..auth.authenticate import REST_NONCE_ACTION
 from ..auth.throttle import retry_message
 from ..auth.users import User, check_password, get_user_by
@@ -30,6 +39,17 @@ ADMIN_PATH = "/wp-admin/"
 AUTHORIZE_PATH = "/wp-admin/authorize-application.php"
 AUTHORIZE_ACTION = "authorize_application_password"
 LOGOUT_ACTION = "log-out"
+RESETPASS_COOKIE = "wp-resetpass-calpress"
+LOST_PASSWORD_MESSAGE = ("Please enter your username or email address. You will receive an email message with "
+                         "instructions on how to reset your password.")
+PASSWORD_HINT = ("Hint: The password should be at least twelve characters long. To make it stronger, use upper and "
+                 "lower case letters, numbers, and symbols like ! \" ? $ % ^ & ).")
+KEY_ERRORS = {
+    "invalidkey": "<strong>Error:</strong> Your password reset link appears to be invalid. Please request a new link below.",
+    "expiredkey": "<strong>Error:</strong> Your password reset link has expired. Please request a new link below.",
+}
+MAIL_FAILED = ("<strong>Error:</strong> The email could not be sent. Your site may not be correctly configured to "
+               "send emails. Ask the site's administrator to reset your password.")
 
 _templates = Environment(loader=PackageLoader("calpress", "templates"), autoescape=select_autoescape(["html"]))
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -128,7 +148,18 @@ class Pages:
     # -- login ----------------------------------------------------------------------------------
 
     def on_get_login(self, req: falcon.Request, resp: falcon.Response) -> None:
-        if req.get_param("action") == "logout":
+        action = req.get_param("action")
+        if action in ("lostpassword", "retrievepassword"):
+            error = KEY_ERRORS.get(req.get_param("error") or "", "")
+            self.show_lostpassword(req, resp, error=error)
+            return
+        if action in ("rp", "resetpass"):
+            self.on_get_resetpass(req, resp)
+            return
+        if req.get_param("checkemail") == "confirm":
+            self.show_lostpassword(req, resp, confirmed=True)
+            return
+        if action == "logout":
             user, session = self.current(req)
             nonce = req.get_param("_wpnonce") or ""
             if user and session and not sessions.verify_nonce(self.secret, nonce, LOGOUT_ACTION, user.id, session.token):
@@ -149,6 +180,13 @@ class Pages:
         )
 
     def on_post_login(self, req: falcon.Request, resp: falcon.Response) -> None:
+        action = req.get_param("action")
+        if action in ("lostpassword", "retrievepassword"):
+            self.on_post_lostpassword(req, resp)
+            return
+        if action in ("rp", "resetpass"):
+            self.on_post_resetpass(req, resp)
+            return
         fields = self.form(req)
         login = str(fields.get("log", "")).strip()
         password = str(fields.get("pwd", ""))
@@ -195,6 +233,148 @@ class Pages:
             same_site="Lax",
         )
         raise falcon.HTTPFound(_local_redirect(redirect_to, (origin, self.site.home_url(self.site.options(), origin))))
+
+    # -- lost password --------------------------------------------------------------------------
+
+    def show_lostpassword(self, req: falcon.Request, resp: falcon.Response, *, error: str = "", login: str = "",
+                          confirmed: bool = False, status: int = 200) -> None:
+        title = "Check your email" if confirmed else "Lost Password"
+        render(
+            resp,
+            "lostpassword.html",
+            status,
+            **self.context(req, title),
+            action=f"{LOGIN_PATH}?action=lostpassword",
+            login_url=LOGIN_PATH,
+            message=LOST_PASSWORD_MESSAGE,
+            error=error,
+            login=login,
+            confirmed=confirmed,
+            mail_ready=mail.is_configured(self.calpress.settings),
+        )
+
+    def on_post_lostpassword(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Mail a reset link to the account named, if there is one and neither it nor the client
+        address is throttled; the answer is the same in every such case (a redirect to "Check
+        your email"). A mail that fails shows the reference's error."""
+        fields = self.form(req)
+        given = fields.get("user_login")
+        given = given.strip() if isinstance(given, str) else ""
+        if not given:
+            self.show_lostpassword(req, resp, error="<strong>Error:</strong> Please enter a username or email address.")
+            return
+        key, user = "", None
+        with self.site.write() as conn:
+            if password_reset.address_allowed(conn, req.remote_addr or ""):
+                found = password_reset.find_account(conn, given)
+                if found is not None and password_reset.may_mail_account(conn, found):
+                    user, key = found, password_reset.issue(conn, found, self.secret)
+        if user is not None:
+            try:
+                deliver_reset_link(self.calpress, user, key, self.calpress.origin(req), requester_ip=req.remote_addr or "")
+            except mail.MailError as err:
+                mail.log.error("The password reset email for %s could not be sent: %s", user.login, err)
+                self.show_lostpassword(req, resp, error=MAIL_FAILED, login=given)
+                return
+        raise falcon.HTTPSeeOther(f"{LOGIN_PATH}?checkemail=confirm")
+
+    def _reset_cookie(self, req: falcon.Request) -> tuple[str, str]:
+        """(login, key) from the reset cookie, or ("", "")."""
+        value = req.cookies.get(RESETPASS_COOKIE) or ""
+        login, sep, key = value.partition(":")
+        return (unquote(login), key) if sep and login else ("", "")
+
+    def _set_reset_cookie(self, req: falcon.Request, resp: falcon.Response, value: str, *, clear: bool = False) -> None:
+        if clear:
+            resp.unset_cookie(RESETPASS_COOKIE, path=LOGIN_PATH)
+            return
+        resp.set_cookie(RESETPASS_COOKIE, value, path=LOGIN_PATH, secure=self.calpress.origin(req).startswith("https://"),
+                        http_only=True, same_site="Lax")
+
+    def _reset_user(self, req: falcon.Request, resp: falcon.Response, posted_key: str | None = None) -> tuple[User, str, str] | None:
+        """The account the reset cookie's key opens (with its login and key); else the cookie is
+        dropped and the browser sent back to the lost password form with the reference's error."""
+        login, key = self._reset_cookie(req)
+        user, problem = None, password_reset.INVALID
+        if login and key:
+            with self.site.read() as conn:
+                user, problem = password_reset.check(conn, login, key, self.secret)
+            if user is not None and posted_key is not None and not secrets.compare_digest(
+                    posted_key.encode(), key.encode()):
+                user, problem = None, password_reset.INVALID
+        if user is None:
+            self._refuse_key(req, resp, problem)
+            return None
+        return user, login, key
+
+    def _refuse_key(self, req: falcon.Request, resp: falcon.Response, problem: str) -> None:
+        self._set_reset_cookie(req, resp, "", clear=True)
+        error = "expiredkey" if problem == password_reset.EXPIRED else "invalidkey"
+        resp.status = falcon.HTTP_302
+        resp.set_header("Location", f"{LOGIN_PATH}?action=lostpassword&error={error}")
+        resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
+
+    def on_get_resetpass(self, req: falcon.Request, resp: falcon.Response) -> None:
+        key, login = req.get_param("key"), req.get_param("login")
+        if key is not None and login is not None:
+            # The key leaves the address (history, Referer) for a cookie of this page only; only
+            # its letters and digits count (password_reset.check), so only those are kept.
+            key = "".join(ch for ch in key if ch.isascii() and ch.isalnum())[:64]
+            self._set_reset_cookie(req, resp, f"{quote(login[:200], safe='')}:{key}")
+            resp.status = falcon.HTTP_302
+            resp.set_header("Location", f"{LOGIN_PATH}?action=rp")
+            resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
+            return
+        found = self._reset_user(req, resp)
+        if found is not None:
+            self.show_resetpass(req, resp, found[1], found[2])
+
+    def show_resetpass(self, req: falcon.Request, resp: falcon.Response, login: str, key: str, *, error: str = "") -> None:
+        render(
+            resp,
+            "resetpass.html",
+            **self.context(req, "Reset Password"),
+            action=f"{LOGIN_PATH}?action=resetpass",
+            login_url=LOGIN_PATH,
+            user_login=login,
+            rp_key=key,
+            error=error,
+            hint=PASSWORD_HINT,
+        )
+
+    def on_post_resetpass(self, req: falcon.Request, resp: falcon.Response) -> None:
+        """Set the new password (the reference's checks: not all spaces, both fields equal), drop
+        the key and the cookie; the account's login sessions end with the old password hash."""
+        fields = self.form(req)
+        posted = fields.get("rp_key")
+        found = self._reset_user(req, resp, posted if isinstance(posted, str) else "")
+        if found is None:
+            return
+        _, login, key = found
+        pass1, pass2 = fields.get("pass1"), fields.get("pass2")
+        pass1 = pass1.strip() if isinstance(pass1, str) else ""
+        pass2 = pass2.strip() if isinstance(pass2, str) else ""
+        error = ""
+        if not pass1:
+            given = fields.get("pass1")
+            error = ("The password cannot be a space or all spaces." if isinstance(given, str) and given
+                     else "<strong>Error:</strong> Please enter a password.")
+        elif pass1 != pass2:
+            error = "<strong>Error:</strong> The passwords do not match."
+        if error:
+            self.show_resetpass(req, resp, login, key, error=error)
+            return
+        with self.site.write() as conn:
+            # Checked again inside the write: a key used meanwhile is invalid now (used once).
+            current, problem = password_reset.check(conn, login, key, self.secret)
+            if current is not None:
+                password_reset.reset(conn, current, pass1)
+        if current is None:
+            self._refuse_key(req, resp, problem)
+            return
+        self._set_reset_cookie(req, resp, "", clear=True)
+        render(resp, "lostpassword.html", **self.context(req, "Password Reset"), reset_done=True, login_url=LOGIN_PATH,
+               action="", message="", error="", login="", confirmed=False, mail_ready=True)
 
     # -- dashboard and nonce --------------------------------------------------------------------
 
@@ -302,6 +482,26 @@ class Pages:
             )
             raise falcon.HTTPFound(target)
         self.show_authorize(req, resp, user, session, request, new_password=app_passwords.chunk_password(raw))
+
+
+def deliver_reset_link(calpress: Calpress, user: User, key: str, origin: str, *, requester_ip: str = "",
+                       by_administrator: bool = False) -> bool:
+    """Mail ``user`` the reset link of ``key`` (built on the site address, else ``origin``);
+    True when mailed. Without SMTP the link goes to the ``calpress.mail`` log (warning) for the
+    administrator, and False is returned. Raises mail.MailError when sending fails."""
+    site = calpress.site
+    options = site.load_options()
+    link = password_reset.reset_link(site.site_url(options, origin), key, user.login)
+    if not mail.is_configured(calpress.settings):
+        mail.log.warning("Mail is not set up (CALPRESS_SMTP_URL is empty), so this password reset link for %s was "
+                         "not emailed: %s", user.login, link)
+        return False
+    if not user.email:
+        raise mail.MailError(f"The user {user.login} has no email address.")
+    message = password_reset.reset_mail(html.unescape(str(options.get("blogname") or "")), user.login, link,
+                                        requester_ip=requester_ip, by_administrator=by_administrator)
+    mail.send(calpress.settings, user.email, message.subject, message.body, home=site.home_url(options, origin))
+    return True
 
 
 def message_page(resp: falcon.Response, pages: Pages, req: falcon.Request, title: str, message: str, status: int, *, link_url: str = "", link_text: str = "") -> None:

@@ -55,6 +55,7 @@ from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
 from ..rest.urls import rest_url
 from . import discovery, feeds
+from .adminbar import admin_bar
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
 from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, templates, term_url
@@ -267,8 +268,10 @@ class PublicSite:
 
     def page_model(self, who: Requester, title: str, *, root: str | None = None, json_ld: list[Any] | None = None,
                    links: list[dict[str, str]] | None = None, body_class: str = "", current: str = "",
-                   noindex: bool = False, item_url: str = "") -> tuple[dict[str, Any], dict[str, str]]:
-        """The layout's data and the page's headers (REST and calendar discovery)."""
+                   noindex: bool = False, item_url: str = "", item: Item | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+        """The layout's data and the page's headers (REST and calendar discovery). A logged-in
+        requester gets the admin bar (``item``: the single item shown, for its edit link); the
+        page cache keys pages by requester and session, so nobody else is served it."""
         options = who.ctx.options
         headers = discovery.discovery_headers(self.site, self.routes, who.origin, root)
         rest_root = self.rest_root(who)
@@ -311,6 +314,8 @@ class PublicSite:
             "nav": nav,
             "user_name": who.user.display_name if who.user else "",
             "noindex": noindex,
+            "admin_bar": admin_bar(who.ctx, who.session, self.calpress.settings.secret_key, home, self.calpress.admin_files,
+                                   item) if who.user and who.session else None,
         }
         return model, headers
 
@@ -440,7 +445,7 @@ class PublicSite:
         ]
         model, headers = self.page_model(who, card.title, root=self.rest_link(who, "cal.events.item", id=item.id),
                                          json_ld=json_ld, links=links, current="events", body_class="single-event",
-                                         item_url=url)
+                                         item_url=url, item=item)
         return self.render(
             "site/event.html", 200, model, headers, e=card, content=content, locked=locked,
             password_form=self.password_form(who, item, url) if locked else "",
@@ -485,7 +490,8 @@ class PublicSite:
         rest_name = "cms.cal_venue.item" if kind == "venue" else "cms.cal_organizer.item"
         links = [{"rel": "alternate", "type": "application/json", "href": self.rest_link(who, rest_name, id=item.id)}]
         model, headers = self.page_model(who, title, root=root, json_ld=[script_json(ld)] if ld and not locked else [],
-                                         links=links, current="events", body_class=f"single-{kind}", item_url=url)
+                                         links=links, current="events", body_class=f"single-{kind}", item_url=url,
+                                         item=item)
         more_url = f"{who.origin}/events/list/" if more else ""
         return self.render(
             "site/linked.html", 200, model, headers, kind=kind, title=title, locked=locked,
@@ -520,7 +526,7 @@ class PublicSite:
         if rest_base and self._has_route(f"cms.{rest_base}.item"):
             links.append({"rel": "alternate", "type": "application/json", "href": self.rest_link(who, f"cms.{rest_base}.item", id=item.id)})
         model, headers = self.page_model(who, title, links=links, body_class=f"single single-{item.type}", item_url=url,
-                                         current="home" if extra.is_front else "")
+                                         current="home" if extra.is_front else "", item=item)
         terms = [(label, [(t.name, self.term_url(who, t)) for t in found]) for label, found in extra.terms if found]
         today = cal_views.local_now(ctx).date()
         return self.render(

@@ -14,7 +14,7 @@ from html import unescape
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import Browser
+from admin_support import Browser
 from PIL import Image
 
 from calpress.admin.assets import installed

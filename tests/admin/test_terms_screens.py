@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlsplit
 
+from admin_support import fields_of
 from cal_support import make_event
-from conftest import fields_of
 
 CATEGORIES = "/wp-admin/edit-tags.php?taxonomy=category"
 TAGS = "/wp-admin/edit-tags.php?taxonomy=post_tag"

@@ -11,7 +11,7 @@ import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import fields_of
+from admin_support import fields_of
 
 CAL = "/cal/events/v1"
 

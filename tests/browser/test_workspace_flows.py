@@ -157,3 +157,125 @@ def test_every_content_screen_passes_the_checks(visit, path):
     administrator.login("admin", target=path)
     name = re.sub(r"[^a-z]+", "-", path.split("/wp-admin/", 1)[1].replace(".php", "")).strip("-")
     administrator.check(name)
+
+
+def _png(color: tuple[int, int, int]) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (240, 120), color).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def test_an_author_uploads_images_and_a_pdf_sets_alt_text_rotates_one_and_features_it(visit, workspace_site, tmp_path):
+    _, rest = workspace_site
+    files = {"poster.png": _png((200, 40, 40)), "flyer.png": _png((40, 40, 200)),
+             "programme.pdf": b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF\n"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    author = visit()
+    author.login("author", target="/wp-admin/media-new.php")
+    page = author.page
+    author.check("media-new")
+    # Drag-and-drop uploader (Dropzone): the file chooser of "Select Files", progress, an Edit link each.
+    with page.expect_file_chooser() as chooser:
+        page.click("#plupload-browse-button")
+    chooser.value.set_files([str(tmp_path / name) for name in files])
+    page.wait_for_function("document.querySelectorAll('#media-items .edit-attachment').length === 3", timeout=30000)
+    mine = {m["title"]["raw"]: m for m in rest.get("/cms/v2/media", params={"author": rest.get("/cms/v2/users", params={
+        "search": "author", "context": "edit"}).json()[0]["id"], "context": "edit", "per_page": 20}).json()}
+    assert {"poster", "flyer", "programme"} <= set(mine)
+    assert mine["programme"]["mime_type"] == "application/pdf" and mine["poster"]["media_details"]["width"] == 240
+    author.goto("/wp-admin/upload.php")
+    author.check("media-library")
+    author.goto("/wp-admin/upload.php?mode=list")
+    author.check("media-library-list")
+    # Alt text, then a turned copy.
+    poster = mine["poster"]["id"]
+    author.goto(f"/wp-admin/upload.php?item={poster}")
+    author.check("attachment")
+    page.fill("#attachment_alt", "A red poster for the concert")
+    page.click("#publish")
+    page.wait_for_selector(".notice-success")
+    assert rest.get(f"/cms/v2/media/{poster}").json()["alt_text"] == "A red poster for the concert"
+    page.check("input[name=rotate][value='90']")
+    page.click("#imgedit-save")
+    page.wait_for_selector(".notice-success")
+    turned = int(re.search(r"item=(\d+)", page.url).group(1))
+    details = rest.get(f"/cms/v2/media/{turned}").json()["media_details"]
+    assert (details["width"], details["height"]) == (120, 240)
+    # The uploaded image as an event's featured image.
+    author.goto("/wp-admin/post-new.php?post_type=cal_events")
+    page.fill("#title", "Poster night")
+    fill_when(page, "event_start", soon(8, 19))
+    fill_when(page, "event_end", soon(8, 21))
+    page.select_option("#_thumbnail_id", str(poster))
+    page.click("#publish")
+    page.wait_for_selector(".notice-success")
+    event_id = int(re.search(r"post=(\d+)", page.url).group(1))
+    assert rest.get(f"/cms/v2/cal_events/{event_id}").json()["featured_media"] == poster
+
+
+def test_an_editor_adds_a_category(visit, workspace_site):
+    _, rest = workspace_site
+    editor = visit()
+    editor.login("editor", target="/wp-admin/edit-tags.php?taxonomy=cal_events_cat&post_type=cal_events")
+    page = editor.page
+    editor.check("event-categories")
+    page.fill("#tag-name", "Family")
+    page.fill("#tag-description", "For all ages")
+    page.click("#submit")
+    page.wait_for_selector(".notice-success")
+    found = [t for t in rest.get("/cms/v2/cal_events_cat", params={"search": "Family"}).json() if t["name"] == "Family"]
+    assert found and found[0]["description"] == "For all ages"
+    editor.goto(f"/wp-admin/term.php?taxonomy=cal_events_cat&tag_ID={found[0]['id']}&post_type=cal_events")
+    editor.check("term-edit")
+
+
+def test_an_administrator_changes_the_title_and_time_zone_and_adds_a_user_with_an_application_password(visit, workspace_site):
+    server, rest = workspace_site
+    administrator = visit()
+    administrator.login("admin", target="/wp-admin/options-general.php")
+    page = administrator.page
+    administrator.check("options-general")
+    page.fill("#blogname", "Springfield Events")
+    page.select_option("#timezone_string", "Europe/Lisbon")
+    page.click("#submit")
+    page.wait_for_selector(".notice-success")
+    settings = rest.get("/cms/v2/settings").json()
+    assert settings["title"] == "Springfield Events" and settings["timezone"] == "Europe/Lisbon"
+    for screen in ("options-reading", "options-discussion"):
+        administrator.goto(f"/wp-admin/{screen}.php")
+        administrator.check(screen)
+    administrator.goto("/wp-admin/edit.php?post_type=cal_events&page=cal-events-calendar")
+    administrator.check("calendar-settings")
+    # A new volunteer, with a password shown once.
+    administrator.goto("/wp-admin/user-new.php")
+    administrator.check("user-new")
+    page.fill("#user_login", "volunteer")
+    page.fill("#email", "volunteer@example.test")
+    page.select_option("#role", "author")
+    page.click("#createusersub")
+    page.wait_for_selector("#new-user-password")
+    shown = page.input_value("#new-user-password").strip()
+    assert len(shown.replace(" ", "")) >= 16
+    created = [u for u in rest.get("/cms/v2/users", params={"search": "volunteer", "context": "edit"}).json()
+               if u["username"] == "volunteer"]
+    assert created and created[0]["roles"] == ["author"]
+    administrator.goto("/wp-admin/users.php")
+    administrator.check("users")
+    # The volunteer logs in with it and makes an application password on their profile.
+    volunteer = visit()
+    volunteer.login("volunteer", shown, target="/wp-admin/profile.php")
+    page = volunteer.page
+    volunteer.check("profile")
+    page.fill("#new_application_password_name", "Phone calendar")
+    page.click("#do_new_application_password")
+    page.wait_for_selector("#new-application-password-value")
+    application_password = page.input_value("#new-application-password-value").strip()
+    import httpx
+
+    me = httpx.get(server.url + "/cms/v2/users/me", auth=("volunteer", application_password), params={"context": "edit"})
+    assert me.status_code == 200 and me.json()["username"] == "volunteer"

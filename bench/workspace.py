@@ -84,7 +84,7 @@ def screens(rest: httpx.Client) -> list[tuple[str, str]]:
         ("calendar settings", "/wp-admin/edit.php?post_type=cal_events&page=cal-events-calendar"),
     ]
     if media:
-        found.append(("attachment", f"/wp-admin/post.php?post={media[0]['id']}&action=edit"))
+        found.append(("attachment", f"/wp-admin/upload.php?item={media[0]['id']}"))
     return found
 
 

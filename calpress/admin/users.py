@@ -169,11 +169,13 @@ class UsersScreen(Screen):
 
     @staticmethod
     def _views(r: AdminRequest, current: str) -> list[dict[str, Any]]:
-        """All (n) and each role that has users (n), as WordPress's role links."""
-        every = r.api.get(USERS, per_page=1, _fields="id")
-        views = [{"label": "All", "count": every.total, "url": r.url("users.php"), "current": not current}]
+        """All (n) and each role that has users (n), as WordPress's role links (counted in one
+        read, as its count_users does: the screen is list_users', who may see every role)."""
+        with r.site.read() as conn:
+            total, by_role = user_store.role_counts(conn)
+        views = [{"label": "All", "count": total, "url": r.url("users.php"), "current": not current}]
         for role, name in ROLE_NAMES.items():
-            count = r.api.get(USERS, roles=role, per_page=1, _fields="id").total
+            count = by_role.get(role, 0)
             if count:
                 views.append({"label": name, "count": count, "url": r.url("users.php", role=role), "current": current == role})
         return views
@@ -184,13 +186,8 @@ class UsersScreen(Screen):
 
     def _counts(self, r: AdminRequest, rows: list[dict[str, Any]]) -> dict[tuple[int, str], int]:
         """Published and private items per (user, counted type), as count_many_users_posts."""
-        counts: dict[tuple[int, str], int] = {}
         with r.site.read() as conn:
-            for row in rows:
-                for name, _ in self._counted_types(r):
-                    found = item_service.status_counts(conn, name, author=row["id"])
-                    counts[(row["id"], name)] = found.get("publish", 0) + found.get("private", 0)
-        return counts
+            return item_service.author_counts(conn, [name for name, _ in self._counted_types(r)], [row["id"] for row in rows])
 
     @staticmethod
     def _row_actions(r: AdminRequest, row: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -190,6 +190,18 @@ def count_users(conn: sa.Connection) -> int:
     return conn.execute(sa.select(sa.func.count()).select_from(users_table)).scalar_one()
 
 
+def role_counts(conn: sa.Connection) -> tuple[int, dict[str, int]]:
+    """Every user, and the users holding each role (the reference's count_users, which also
+    reads every user's roles): for the users list's role links."""
+    by_role: dict[str, int] = {}
+    total = 0
+    for (roles,) in conn.execute(sa.select(users_table.c.roles)):
+        total += 1
+        for role in set(roles or ()):
+            by_role[role] = by_role.get(role, 0) + 1
+    return total, by_role
+
+
 def find_user(conn: sa.Connection, ident: str) -> User | None:
     """A user by id, login or email (what WP-CLI accepts for <user>)."""
     if ident.isdigit():

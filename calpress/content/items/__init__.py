@@ -51,6 +51,7 @@ from .queries import (
     ItemPage,
     ItemQuery,
     TaxFilter,
+    author_counts,
     escape_like,
     months,
     query_items,
@@ -106,6 +107,7 @@ from .writes import (
 )
 
 __all__ = [
+    "author_counts",
     "check_author",
     "check_featured_media",
     "check_parent",

@@ -477,3 +477,15 @@ def months(conn: sa.Connection, content_type: str, *, statuses: Sequence[str] | 
     statement = sa.select(year, month).where(posts.c.type == content_type).group_by(year, month).order_by(year.desc(), month.desc())
     statement = statement.where(posts.c.status.in_(list(statuses))) if statuses else statement.where(posts.c.status != "auto-draft")
     return [(int(y), int(m)) for y, m in conn.execute(statement)]
+
+
+def author_counts(conn: sa.Connection, content_types: Sequence[str], authors: Sequence[int],
+                  statuses: Sequence[str] = ("publish", "private")) -> dict[tuple[int, str], int]:
+    """Items per (author, type) in ``statuses``, in one statement: the users list's post counts,
+    as the reference's count_many_users_posts."""
+    if not authors or not content_types:
+        return {}
+    statement = (sa.select(posts.c.author, posts.c.type, sa.func.count())
+                 .where(posts.c.author.in_(list(authors)), posts.c.type.in_(list(content_types)), posts.c.status.in_(list(statuses)))
+                 .group_by(posts.c.author, posts.c.type))
+    return {(int(author), str(kind)): int(count) for author, kind, count in conn.execute(statement)}

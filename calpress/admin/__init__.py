@@ -21,7 +21,17 @@ from typing import TYPE_CHECKING
 from . import calendar as _calendar  # noqa: F401 - registers the calendar's types
 from . import media, settings, terms, users
 from .assets import ASSETS_PATH, AdminAssets
-from .content import EditScreen, ItemScreen, NewScreen, Panel, TypeAdmin, register_subpage, register_type
+from .content import (
+    EditScreen,
+    ItemScreen,
+    NewScreen,
+    Panel,
+    TypeAdmin,
+    month_filter,
+    register_subpage,
+    register_type,
+    term_filter,
+)
 from .dashboard import Dashboard
 from .shell import ADMIN, Screen, Workspace
 
@@ -31,8 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["ADMIN", "ASSETS_PATH", "SCREENS", "AdminAssets", "Panel", "Screen", "TypeAdmin", "Workspace", "build_workspace",
            "register_type"]
 
-register_type(TypeAdmin("post"))
-register_type(TypeAdmin("page", default_orderby="title", default_order="asc"))
+register_type(TypeAdmin("post", filters=[month_filter("post"), term_filter("category", "All Categories", "categories")]))
+register_type(TypeAdmin("page", default_orderby="title", default_order="asc", filters=[month_filter("page")]))
 
 # The calendar's settings answer at edit.php?post_type=cal_events&page=cal-events-calendar, as The
 # Events Calendar's do, and at their own file name.

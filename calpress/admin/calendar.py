@@ -37,6 +37,13 @@ def zone_names() -> tuple[str, ...]:
     return ("UTC", *sorted(name for name in zoneinfo.available_timezones() if "/" in name and not name.startswith("Etc/")))
 
 
+def _day(value: str) -> bool:
+    """A date as the filter's date field sends it (YYYY-MM-DD)."""
+    import re
+
+    return re.fullmatch(r"\d{4}-\d{2}-\d{2}", value) is not None
+
+
 def _flag(r: AdminRequest, name: str) -> bool:
     return r.field(name) in ("1", "on", "yes", "true")
 
@@ -274,6 +281,8 @@ register_type(TypeAdmin(
         Filter("cal_events_cat", "All Event Categories", _category_choices, lambda v: {"categories": v}),
         Filter("venue", "All Venues", _linked_choices("cal_venue"), lambda v: {"venue": v}),
         Filter("organizer", "All Organizers", _linked_choices("cal_organizer"), lambda v: {"organizer": v}),
+        Filter("start_date", "From", lambda r: [], lambda v: {"start_date": v} if _day(v) else None, kind="date"),
+        Filter("end_date", "Until", lambda r: [], lambda v: {"end_date": v + " 23:59:59"} if _day(v) else None, kind="date"),
     ],
     panels=[Panel("event", "Event details", _event_panel_values)],
     save=_save_event, listing=_event_listing, row=_event_row, default_orderby="start_date", default_order="asc",

@@ -52,13 +52,46 @@ class Column:
 
 @dataclass
 class Filter:
-    """A drop-down above the list: its query name, label, choices [(value, label)] from the
-    request, and the REST query it adds for a chosen value."""
+    """A filter above the list: its query name, label, choices [(value, label)] from the request
+    (a drop-down; none for a ``date`` field), and the REST query it adds for a chosen value
+    (None: the value is not one it takes, and is ignored)."""
 
     name: str
     label: str
     choices: Callable[[AdminRequest], list[tuple[str, str]]]
-    query: Callable[[str], dict[str, Any]]
+    query: Callable[[str], dict[str, Any] | None]
+    kind: str = "select"  # or "date"
+
+
+def month_filter(post_type: str) -> Filter:
+    """WordPress's "All dates" drop-down: the months that have items, as ``m=YYYYMM``."""
+    def choices(r: AdminRequest) -> list[tuple[str, str]]:
+        with r.site.read() as conn:
+            found = item_service.months(conn, post_type)
+        return [(f"{year:04d}{month:02d}", dt.date(year, month, 1).strftime("%B %Y")) for year, month in found]
+
+    def query(value: str) -> dict[str, Any] | None:
+        if len(value) != 6 or not value.isdigit() or not 1 <= int(value[4:]) <= 12:
+            return None
+        year, month = int(value[:4]), int(value[4:])
+        first = dt.datetime(year, month, 1)
+        following = dt.datetime(year + month // 12, month % 12 + 1, 1)
+        return {"after": (first - dt.timedelta(seconds=1)).isoformat(), "before": following.isoformat()}
+
+    return Filter("m", "All dates", choices, query)
+
+
+def term_filter(taxonomy: str, label: str, param: str) -> Filter:
+    """A taxonomy's drop-down (``cat`` for posts' categories), as the REST filter ``param``."""
+    def choices(r: AdminRequest) -> list[tuple[str, str]]:
+        found = r.ctx.registry.taxonomies.get(taxonomy)
+        if found is None:
+            return []
+        answer = r.api.get(f"/cms/v2/{found.rest_base}", per_page=100, orderby="name", _fields="id,name")
+        return [(str(t["id"]), t["name"]) for t in (answer.data if answer.ok and isinstance(answer.data, list) else [])]
+
+    return Filter(param if param != "categories" else "cat", label, choices,
+                  lambda value: {param: value} if value.isdigit() else None)
 
 
 @dataclass
@@ -218,9 +251,10 @@ class EditScreen(Screen):
         chosen: dict[str, str] = {}
         for found in admin.filters:
             value = r.param(found.name)
-            if value:
+            added = found.query(value) if value else None
+            if added is not None:
                 chosen[found.name] = value
-                query.update(found.query(value))
+                query.update(added)
         route = route_of(kind)
         if admin.listing is not None:
             route, query = admin.listing(r, query)

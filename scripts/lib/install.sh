@@ -21,6 +21,7 @@ calpress_vendor() {
     local vendor="$1/calpress/admin/vendor"
     local stamp="$vendor/node_modules/.calpress-vendor-stamp"
     local wanted
+    [ -f "$vendor/package-lock.json" ] || return 0  # a tree without the workspace's libraries
     wanted=$(calpress_sha256 "$vendor/package-lock.json")
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
         return 0

@@ -306,3 +306,24 @@ def test_attachments_and_the_calendar_settings_answer_at_wordpress_addresses(as_
     assert "page=cal-events-calendar" in done and "settings-updated=true" in done
     assert "Settings saved." in administrator.get(done).text
     assert app.site.load_options()["cal_currency_symbol"] == "€"
+
+
+def test_list_filters_by_month_category_and_event_dates(as_role, client, admin):
+    editor = as_role("editor")
+    news = client.post("/cms/v2/categories", user=admin, json={"name": "News"}).json["id"]
+    client.post("/cms/v2/posts", user=admin, json={"title": "Spring note", "status": "publish", "date": "2031-04-10T10:00:00"})
+    client.post("/cms/v2/posts", user=admin, json={"title": "Summer note", "status": "publish", "date": "2031-07-10T10:00:00",
+                                                   "categories": [news]})
+    listing = editor.get("/wp-admin/edit.php").text
+    assert '<option value="203104">April 2031</option>' in listing and '<option value="203107">July 2031</option>' in listing
+    april = editor.get("/wp-admin/edit.php?m=203104").text
+    assert "Spring note" in april and "Summer note" not in april
+    in_news = editor.get(f"/wp-admin/edit.php?cat={news}").text
+    assert "Summer note" in in_news and "Spring note" not in in_news
+    assert "Spring note" in editor.get("/wp-admin/edit.php?m=nonsense").text  # a value it does not take is ignored
+    for title, day in (("Early gig", "2031-05-02"), ("Late gig", "2031-09-20")):
+        client.post(f"{CAL}/events", user=admin, json={"title": title, "start_date": f"{day} 20:00:00",
+                                                       "end_date": f"{day} 22:00:00", "status": "publish"})
+    ranged = editor.get("/wp-admin/edit.php?post_type=cal_events&start_date=2031-05-01&end_date=2031-05-31").text
+    assert "Early gig" in ranged and "Late gig" not in ranged
+    assert 'value="2031-05-01"' in ranged  # the range stays in its fields

@@ -32,7 +32,7 @@ def fill_when(page, field_id: str, moment: dt.datetime) -> None:
     page.keyboard.press("Tab")  # leaving the field is when the picker reads what was typed
 
 
-def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, workspace_site):
+def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, workspace_site, tmp_path):
     server, rest = workspace_site
     organizer = rest.post(f"{CAL}/organizers", json={"organizer": "Friends of the Park", "status": "publish"}).json()["id"]
     for name in ("Music", "Outdoor"):
@@ -42,6 +42,14 @@ def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, wo
     editor.login("editor")
     editor.check("dashboard")
     page = editor.page
+    # The poster first, with the browser uploader (the plain form, as without JavaScript).
+    (tmp_path / "bandstand.png").write_bytes(_png((30, 160, 60)))
+    editor.goto("/wp-admin/media-new.php")
+    page.click("#use-browser-uploader")
+    page.set_input_files("#async-upload", str(tmp_path / "bandstand.png"))
+    page.click("#html-upload")
+    page.wait_for_selector(".notice-success")
+    poster = next(m["id"] for m in rest.get("/cms/v2/media", params={"search": "bandstand"}).json())
     editor.goto("/wp-admin/post-new.php?post_type=cal_events")
     editor.check("event-new")
     page.fill("#title", "Concert in the park")
@@ -58,6 +66,7 @@ def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, wo
     page.fill("#event_currency_symbol", "$")
     page.fill("#event_cost", "12")
     page.fill("#event_website", "https://park.example.test/concert")
+    page.select_option("#_thumbnail_id", str(poster))
     page.click("#publish")
     page.wait_for_selector(".notice-success")
     assert "Event published." in page.inner_text(".notice-success")
@@ -68,6 +77,7 @@ def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, wo
     assert event["status"] == "publish" and event["start_date"] == start.strftime("%Y-%m-%d %H:%M:%S")
     assert event["venue"]["venue"] == "Park bandstand" and [o["id"] for o in event["organizer"]] == [organizer]
     assert sorted(c["name"] for c in event["categories"]) == ["Music", "Outdoor"] and event["cost"] == "$12"
+    assert event["image"]["id"] == poster
     # On the public month view.
     month = editor.context.new_page()
     month.goto(f"{server.url}/events/month/{start:%Y-%m}/")

@@ -3,8 +3,6 @@
     calpress serve [--host H] [--port P] [--workers N]
     calpress db upgrade
     calpress info [--format=table|json]
-    calpress user create <login> <email> --role=<role> [--user_pass=<pw>] [--display_name=<name>] [--porcelain]
-    calpress user application-password create <user> <app-name> [--porcelain]
     calpress option get <name>
     calpress option update <name> <value>
     calpress seed-demo --events N [--seed S] [--batch B]
@@ -16,8 +14,10 @@
     calpress post list|get|create|update|delete ...   (cli_content.py, through the REST API)
     calpress term list|get|create|update|delete <taxonomy> ...
     calpress option list [--search=<pattern>] | add <name> <value> | delete <name>
-    calpress event|venue|organizer|comment ..., user list|get|update|delete|set-role, cache flush,
-    db check|size                                     (cli_more.py)
+    calpress event|venue|organizer|comment ..., cache flush, db check|size|export|import
+                                                      (cli_more.py)
+    calpress user create|list|get|update|delete|set-role|reset-password ...,
+    user application-password create|list|delete ...  (cli_users.py)
     calpress post meta list|get|update|delete, option patch insert|update|delete,
     media list|regenerate                             (cli_extra.py)
     calpress import wxr <file> [--authors=create|skip] [--skip=attachment], export wxr [<file>|-]
@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
-import string
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,25 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--format", choices=("table", "json"), default="table")
     _global_options(info)
 
-    user = commands.add_parser("user", help="users")
-    user_commands = user.add_subparsers(dest="user_command", required=True)
-    create = user_commands.add_parser("create", help="create a user")
-    create.add_argument("login")
-    create.add_argument("email")
-    create.add_argument("--role", default=None)
-    create.add_argument("--user_pass", default=None)
-    create.add_argument("--display_name", default=None)
-    create.add_argument("--porcelain", action="store_true")
-    _global_options(create)
+    from . import cli_users  # every user command (imported here: through cli_content it imports this module)
 
-    app_password = user_commands.add_parser("application-password", help="application passwords")
-    app_commands = app_password.add_subparsers(dest="app_command", required=True)
-    app_create = app_commands.add_parser("create", help="create an application password")
-    app_create.add_argument("user", help="user id, login or email")
-    app_create.add_argument("app_name")
-    app_create.add_argument("--app-id", "--app_id", dest="app_id", default="")
-    app_create.add_argument("--porcelain", action="store_true")
-    _global_options(app_create)
+    cli_users.register(commands, _global_options)
 
     media = commands.add_parser("media", help="media")
     media_commands = media.add_subparsers(dest="media_command", required=True)
@@ -177,9 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_content  # post, term, option list/add/delete (imported here: it imports this module)
 
     post_commands = cli_content.register(commands, option_commands, _global_options)
-    from . import cli_more  # event, venue, organizer, comment, cache, db check/size, more user commands
+    from . import cli_more  # event, venue, organizer, comment, cache, db check/size/export/import
 
-    cli_more.register(commands, db_commands, user_commands, app_commands, _global_options)
+    cli_more.register(commands, db_commands, _global_options)
     from . import cli_extra  # post meta, option patch, media list/regenerate
 
     cli_extra.register(post_commands, option_commands, media_commands, _global_options)
@@ -259,64 +241,6 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
         print(f"Success: Database is at revision {store_db.current_revision(site.engine)}.")
     finally:
         site.close()
-    return 0
-
-
-def _generate_password(length: int = 24) -> str:
-    alphabet = string.ascii_letters + string.digits + "!@#$%^&*()"
-    return "".join(secrets.choice(alphabet) for _ in range(length))
-
-
-def cmd_user_create(args: argparse.Namespace) -> int:
-    from .api.cms_users import ITEM_SCHEMA
-    from .auth import users
-    from .auth.roles import ROLE_CAPS
-    from .rest.errors import RestError
-    from .rest.schema import parse_request_arg
-
-    try:  # the users endpoint's own check of the address (its schema's email format)
-        email = parse_request_arg(args.email, ITEM_SCHEMA["properties"]["email"], "email")
-    except RestError as err:
-        raise CliError(err.message) from None
-    _, site = _open_site(args)
-    role = args.role or str(site.get_option("default_role"))
-    if role not in ROLE_CAPS:
-        raise CliError(f"Role doesn't exist: {role}")
-    generated = args.user_pass is None
-    password = args.user_pass if not generated else _generate_password()
-    try:
-        with site.write() as conn:
-            user = users.create_user(
-                conn, login=args.login, email=email, password=password, roles=[role], display_name=args.display_name or ""
-            )
-    except users.UserError as err:
-        raise CliError(err.message) from None
-    if args.porcelain:
-        print(user.id)
-    else:
-        print(f"Success: Created user {user.id}.")
-        if generated:
-            print(f"Password: {password}")
-    return 0
-
-
-def cmd_app_password_create(args: argparse.Namespace) -> int:
-    from .auth import app_passwords, users
-
-    settings, site = _open_site(args)
-    with site.write() as conn:
-        user = users.find_user(conn, args.user)
-        if user is None:
-            raise CliError(f"Invalid user ID, email or login: '{args.user}'")
-        name = args.app_name.strip()
-        if not name:
-            raise CliError("An application name is required to create an application password.")
-        _, raw = app_passwords.create(conn, user.id, name, settings.secret_key, args.app_id or "")
-    if args.porcelain:
-        print(raw)
-    else:
-        print("Success: Created application password.")
-        print(f"Password: {raw}")
     return 0
 
 
@@ -660,7 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    from . import cli_content, cli_extra, cli_more, cli_transfer
+    from . import cli_content, cli_extra, cli_more, cli_transfer, cli_users
 
     parser = build_parser()
     # Unknown --options reach the commands that take them (post list's REST filters, as WP-CLI
@@ -673,8 +597,6 @@ def _run(argv: Sequence[str] | None) -> int:
         ("serve",): cmd_serve,
         ("db", "upgrade"): cmd_db_upgrade,
         ("info",): cmd_info,
-        ("user", "create"): cmd_user_create,
-        ("user", "application-password", "create"): cmd_app_password_create,
         ("option", "get"): cmd_option_get,
         ("option", "update"): cmd_option_update,
         ("seed-demo",): cmd_seed_demo,
@@ -687,6 +609,7 @@ def _run(argv: Sequence[str] | None) -> int:
         ("import", "run-due"): cmd_import_run_due,
         **cli_content.HANDLERS,
         **cli_more.HANDLERS,
+        **cli_users.HANDLERS,
         **cli_extra.HANDLERS,
         **cli_transfer.HANDLERS,
     }

@@ -1,20 +1,16 @@
-"""More commands in WP-CLI's forms (issue 15), through the REST engine as cli_content.py's:
+"""Events, venues, organizers, comments, the cache and the database in WP-CLI's forms (issue 15):
 
     calpress event list [--<calendar listing filter>=<value>...] | get <id> | create ... | update <id> ... | delete <id>... [--force]
     calpress venue list|get|create|update|delete ...        (/cal/events/v1/venues)
     calpress organizer list|get|create|update|delete ...    (/cal/events/v1/organizers)
     calpress comment list [--status=approve|hold|spam|trash|any] [--post_id=N] | create ...
     calpress comment approve|unapprove|spam|trash|delete <id>... [--force]
-    calpress user list [--role=...] | get <user> | update <user> ... | delete <user>... [--reassign=<user>]
-    calpress user set-role <user> <role>
-    calpress user reset-password <user>... [--skip-email] [--show-password] [--porcelain]
-    calpress user application-password list <user> | delete <user> <uuid>...
     calpress cache flush
     calpress db check | size [--format=table|json] [--size_format=b|kb|mb|gb]
     calpress db export [<file>|-] [--porcelain] | import <file>|- [--yes]
 
 Events, venues and organizers go through the calendar API (its field names: title, start_date,
-venue...), comments and users through /cms/v2, as ``--user`` (default: the first administrator).
+venue...), comments through /cms/v2, as ``--user`` (default: the first administrator).
 The calendar API only trashes: ``delete --force`` deletes through /cms/v2/<type's rest base>.
 Deletes and comment actions given several ids go on past one that fails (``for_each``).
 ``event list`` lists every event unless given --start_date/--end_date (the API's own window
@@ -44,7 +40,6 @@ from .cli_content import (
     rest,
     rest_all,
     run_with_app,
-    show_list,
     update_item,
 )
 from .cli_format import GET_FORMATS, add_options
@@ -371,188 +366,6 @@ def cmd_comment_action(args: argparse.Namespace) -> int:
     return run_with_app(args, run)
 
 
-# -- users ----------------------------------------------------------------------------------------
-
-
-def _registered(value: Any) -> str:
-    """2026-11-27T11:45:36+00:00 as WordPress stores user_registered (2026-11-27 11:45:36)."""
-    return str(value or "")[:19].replace("T", " ")
-
-
-USER_FIELDS: Fields = {
-    "ID": lambda u: u["id"],
-    "user_login": lambda u: u.get("username", ""),
-    "display_name": lambda u: u.get("name", ""),
-    "user_email": lambda u: u.get("email", ""),
-    "user_registered": lambda u: _registered(u.get("registered_date")),
-    "roles": lambda u: ",".join(u.get("roles") or []),
-    "user_nicename": lambda u: u.get("slug", ""),
-    "first_name": lambda u: u.get("first_name", ""),
-    "last_name": lambda u: u.get("last_name", ""),
-    "user_url": lambda u: u.get("url", ""),
-    "description": lambda u: u.get("description", ""),
-}
-USER_DEFAULT = ["ID", "user_login", "display_name", "user_email", "user_registered", "roles"]
-USER_WRITE = {"display_name": "name", "user_email": "email", "first_name": "first_name", "last_name": "last_name",
-              "user_url": "url", "user_nicename": "slug", "description": "description", "nickname": "nickname",
-              "user_pass": "password"}
-
-
-def find_user_id(app: Any, given: str) -> int:
-    """A user's id from an id, login or email (WP-CLI's user fetcher)."""
-    from .auth import users
-
-    with app.site.read() as conn:
-        found = users.find_user(conn, given)
-    if found is None:
-        raise CliError(f"Invalid user ID, email or login: '{given}'")
-    return int(found.id)
-
-
-def _site_address(app: Any) -> str:
-    return app.site.site_url(app.site.load_options(), "http://localhost")
-
-
-def cmd_user_list(args: argparse.Namespace) -> int:
-    query: dict[str, Any] = {"orderby": "id", "order": "asc", **extra_options(args.extra)}
-    if args.role:
-        query["roles"] = args.role
-
-    def run(app: Any, user: Any) -> int:
-        return list_items(args, USER_FIELDS, rest_all(app, "/cms/v2/users", user, query), USER_DEFAULT, "ID")
-
-    return run_with_app(args, run)
-
-
-def cmd_user_get(args: argparse.Namespace) -> int:
-    def run(app: Any, user: Any) -> int:
-        user_id = find_user_id(app, args.target)
-        return get_item(args, app, user, f"/cms/v2/users/{user_id}", USER_FIELDS)
-
-    return run_with_app(args, run)
-
-
-def cmd_user_update(args: argparse.Namespace) -> int:
-    def run(app: Any, user: Any) -> int:
-        body = {rest_name: getattr(args, option) for option, rest_name in USER_WRITE.items()
-                if getattr(args, option, None) is not None}
-        if not body:
-            raise CliError("Need some fields to update.")
-        user_id = find_user_id(app, args.target)
-        rest(app, "POST", f"/cms/v2/users/{user_id}", user, body=body)
-        print(f"Success: Updated user {user_id}.")
-        return 0
-
-    return run_with_app(args, run)
-
-
-def cmd_user_delete(args: argparse.Namespace) -> int:
-    def run(app: Any, user: Any) -> int:
-        # WP-CLI: without --reassign the user's posts are deleted too (the REST API's reassign=false).
-        reassign = str(find_user_id(app, args.reassign)) if args.reassign else "false"
-        address = _site_address(app)
-
-        def delete(given: str) -> str:
-            user_id = find_user_id(app, given)
-            rest(app, "DELETE", f"/cms/v2/users/{user_id}", user, {"force": "true", "reassign": reassign})
-            return f"Success: Removed user {user_id} from {address}."
-
-        return for_each(args.targets, delete, noun="user", done="removed")
-
-    return run_with_app(args, run)
-
-
-def cmd_user_set_role(args: argparse.Namespace) -> int:
-    def run(app: Any, user: Any) -> int:
-        user_id = find_user_id(app, args.target)
-        _, data, _ = rest(app, "POST", f"/cms/v2/users/{user_id}", user, {"context": "edit"}, body={"roles": [args.role]})
-        print(f"Success: Added {data.get('username', user_id)} ({user_id}) to {_site_address(app)} as {args.role}.")
-        return 0
-
-    return run_with_app(args, run)
-
-
-def cmd_user_reset_password(args: argparse.Namespace) -> int:
-    """WP-CLI's ``wp user reset-password``: a new random password for each user (which ends
-    their login sessions) and, unless --skip-email, the password reset mail with a link to choose
-    their own (mail.py; without SMTP the link goes to the log). An unknown user is a warning."""
-    from .auth import password_reset, users
-    from .cli_content import open_app
-    from .mail import MailError
-    from .pages.auth import deliver_reset_link
-
-    app = open_app(args)
-    try:
-        found: list[Any] = []
-        for given in args.targets:
-            with app.site.read() as conn:
-                user = users.find_user(conn, given)
-            if user is None:
-                print(f"Warning: Invalid user ID, email or login: '{given}'", file=sys.stderr)
-            elif all(other.id != user.id for other in found):
-                found.append(user)
-        if not found:
-            raise CliError("No user found to reset password.")
-        origin = _site_address(app)
-        unsent = 0
-        for user in found:
-            with app.site.write() as conn:
-                user, password = password_reset.set_random_password(conn, user)
-                key = "" if args.skip_email else password_reset.issue(conn, user, app.settings.secret_key)
-            if args.porcelain:
-                print(password)
-            else:
-                print(f"Reset password for {user.login}.")
-                if args.show_password:
-                    print(f"Password: {password}")
-            if args.skip_email:
-                continue
-            try:
-                if not deliver_reset_link(app, user, key, origin, by_administrator=True):
-                    print(f"Warning: Mail is not set up on this site (CALPRESS_SMTP_URL), so no email was sent to "
-                          f"{user.login}: the reset link was written to the log.", file=sys.stderr)
-            except MailError as err:
-                unsent += 1
-                print(f"Warning: The reset email to {user.login} could not be sent: {err}", file=sys.stderr)
-        done = "Password reset for 1 user" if len(found) == 1 else f"Passwords reset for {len(found)} users"
-        if unsent:
-            raise CliError(f"{done}, but {unsent} of the emails could not be sent.")
-        if not args.porcelain:
-            print(f"Success: {done}.")
-        return 0
-    finally:
-        app.site.close()
-
-
-APP_PASSWORD_FIELDS = ["uuid", "app_id", "name", "created", "last_used", "last_ip"]
-
-
-def cmd_app_password_list(args: argparse.Namespace) -> int:
-    def run(app: Any, user: Any) -> int:
-        user_id = find_user_id(app, args.target)
-        _, data, _ = rest(app, "GET", f"/cms/v2/users/{user_id}/application-passwords", user, {"context": "edit"})
-        rows = [{name: item.get(name) for name in APP_PASSWORD_FIELDS} for item in data]
-        return show_list(args, rows, APP_PASSWORD_FIELDS, APP_PASSWORD_FIELDS, "uuid")
-
-    return run_with_app(args, run)
-
-
-def cmd_app_password_delete(args: argparse.Namespace) -> int:
-    def run(app: Any, user: Any) -> int:
-        user_id = find_user_id(app, args.target)
-
-        def delete(uuid: str) -> str:
-            try:
-                rest(app, "DELETE", f"/cms/v2/users/{user_id}/application-passwords/{uuid}", user)
-            except CliError as err:  # WP-CLI's words for it
-                raise CliError(f"Failed to delete UUID {uuid}: {err}") from None
-            return ""
-
-        return for_each(args.uuids, delete, noun="application password", done="deleted", always_report=True)
-
-    return run_with_app(args, run)
-
-
 # -- cache and database ---------------------------------------------------------------------------
 
 
@@ -754,9 +567,8 @@ def cmd_db_import(args: argparse.Namespace) -> int:
 # -- the parsers ----------------------------------------------------------------------------------
 
 
-def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: Any,
-             global_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Add event, venue, organizer, comment, cache, db check/size and the user subcommands."""
+def register(commands: Any, db_commands: Any, global_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add event, venue, organizer, comment, cache and the db check/size/export/import subcommands."""
 
     command = functools.partial(add_command, global_options=global_options)
 
@@ -822,37 +634,6 @@ def register(commands: Any, db_commands: Any, user_commands: Any, app_commands: 
         if action == "delete":
             parser.add_argument("--force", action="store_true", help="skip the trash")
 
-    # users (create and application-password create are cli.py's)
-    listing = command(user_commands, "list", "list users (other --key=value options are REST listing filters)", extra=True)
-    listing.add_argument("--role", default=None)
-    add_options(listing)
-    get = command(user_commands, "get", "show a user")
-    get.add_argument("target", metavar="user", help="user id, login or email")
-    add_options(get, formats=GET_FORMATS)
-    update = command(user_commands, "update", "update a user")
-    update.add_argument("target", metavar="user")
-    for option in USER_WRITE:
-        update.add_argument(f"--{option}", default=None)
-    delete = command(user_commands, "delete", "delete users (their posts too, unless --reassign)")
-    delete.add_argument("targets", metavar="user", nargs="+")
-    delete.add_argument("--reassign", default=None, help="give their posts to this user")
-    delete.add_argument("--yes", action="store_true", help="accepted as WP-CLI's (which asks otherwise); calpress never asks")
-    set_role = command(user_commands, "set-role", "set a user's role")
-    set_role.add_argument("target", metavar="user")
-    set_role.add_argument("role")
-    reset = command(user_commands, "reset-password",
-                    "give users a new random password and email them a link to choose their own", user=False)
-    reset.add_argument("targets", metavar="user", nargs="+", help="user ids, logins or emails")
-    reset.add_argument("--skip-email", action="store_true", help="don't email the users")
-    reset.add_argument("--show-password", action="store_true", help="show the new passwords")
-    reset.add_argument("--porcelain", action="store_true", help="print only the new passwords")
-    listing = command(app_commands, "list", "list a user's application passwords")
-    listing.add_argument("target", metavar="user")
-    add_options(listing)
-    delete = command(app_commands, "delete", "delete application passwords")
-    delete.add_argument("target", metavar="user")
-    delete.add_argument("uuids", metavar="uuid", nargs="+")
-
     # cache and db
     cache = commands.add_parser("cache", help="the site's caches")
     cache_commands = cache.add_subparsers(dest="cache_command", required=True)
@@ -891,14 +672,6 @@ HANDLERS: dict[tuple[str, ...], Callable[[argparse.Namespace], int]] = {
     ("comment", "get"): cmd_comment_get,
     ("comment", "create"): cmd_comment_create,
     **{("comment", action): cmd_comment_action for action in COMMENT_ACTIONS},
-    ("user", "list"): cmd_user_list,
-    ("user", "get"): cmd_user_get,
-    ("user", "update"): cmd_user_update,
-    ("user", "delete"): cmd_user_delete,
-    ("user", "set-role"): cmd_user_set_role,
-    ("user", "reset-password"): cmd_user_reset_password,
-    ("user", "application-password", "list"): cmd_app_password_list,
-    ("user", "application-password", "delete"): cmd_app_password_delete,
     ("cache", "flush"): cmd_cache_flush,
     ("db", "check"): cmd_db_check,
     ("db", "size"): cmd_db_size,

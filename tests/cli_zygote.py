@@ -43,6 +43,7 @@ def _preload() -> None:
     import calpress.cli_extra  # noqa: F401
     import calpress.cli_more  # noqa: F401
     import calpress.cli_transfer  # noqa: F401
+    import calpress.cli_users  # noqa: F401
 
 
 def _child(request: dict, out_path: str, err_path: str) -> None:

@@ -31,7 +31,7 @@ import sqlalchemy as sa
 
 from ..store.tables import login_failures
 from . import throttle
-from .users import User, get_user_by, update_user
+from .users import User, generate_password, get_user_by, update_user
 
 KEY_LIFETIME = 24 * 3600  # the reference's DAY_IN_SECONDS (password_reset_expiration)
 WINDOW = 3600
@@ -108,7 +108,7 @@ def reset(conn: sa.Connection, user: User, password: str) -> User:
 
 def set_random_password(conn: sa.Connection, user: User) -> tuple[User, str]:
     """A new random 24-character password for ``user`` (WP-CLI's reset-password), any key voided."""
-    password = "".join(secrets.choice(_ALPHABET + "!@#$%^&*()") for _ in range(24))
+    password = generate_password()
     meta = {name: value for name, value in user.meta.items() if name != META_KEY}
     return update_user(conn, user.id, {"password": password, "meta": meta}), password
 

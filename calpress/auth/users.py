@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+import secrets
+import string
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -104,6 +106,15 @@ META_CAPS: dict[str, Callable[..., list[str] | None]] = {
 
 
 # -- passwords ------------------------------------------------------------------------------------
+
+
+# wp_generate_password's letters, digits and specials (never a backslash, which the users route refuses).
+PASSWORD_CHARACTERS = string.ascii_letters + string.digits + "!@#$%^&*()"
+
+
+def generate_password(length: int = 24) -> str:
+    """A random password, as the reference's wp_generate_password gives new and reset accounts."""
+    return "".join(secrets.choice(PASSWORD_CHARACTERS) for _ in range(length))
 
 
 def hash_password(password: str) -> str:

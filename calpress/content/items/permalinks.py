@@ -323,7 +323,13 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
     serialises them already."""
     if conn.dialect.name != "postgresql":
         return
-    key = zlib.crc32(f"calpress-slug:{content_type.name}".encode())
+    # Advisory locks belong to the whole PostgreSQL server: the key names this site's database and
+    # schema too, or sites (and test runs) sharing a server would wait on, and deadlock with, each
+    # other's saves.
+    where = conn.info.get(_SLUG_SCOPE)
+    if where is None:
+        where = conn.info[_SLUG_SCOPE] = conn.execute(_WHERE).one()
+    key = zlib.crc32(f"calpress-slug:{where[0]}:{where[1]}:{content_type.name}".encode())
     # Held until the transaction ends, or released at once if the savepoint that took it is rolled
     # back: taken again only when the (sub)transaction that took it is no longer active, so a
     # batch of saves in one transaction asks once.
@@ -336,4 +342,6 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType) -> None:
 
 
 _SLUG_LOCKS = "calpress_slug_locks"
+_SLUG_SCOPE = "calpress_slug_scope"
+_WHERE = sa.text("SELECT current_database(), current_schema()")
 _ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")

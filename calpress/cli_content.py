@@ -25,8 +25,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import orjson
-
 from . import cli_format
 from .cli import _checked_option, input_value
 from .cli_site import CliError, _locate, _open_site, _require_site
@@ -64,20 +62,12 @@ def rest(app: Any, method: str, route: str, user: Any, query: dict[str, Any] | N
          body: dict[str, Any] | None = None) -> tuple[int, Any, dict[str, str]]:
     """Run one REST request as ``user`` through the app's engine: (status, decoded body, headers).
     An error answer (4xx, 5xx) raises CliError with its message."""
-    from .rest.request import RestRequest
-
     origin = app.settings.site_url or "http://localhost"
-    headers = {"content_type": "application/json"} if body is not None else {}
-    request = RestRequest(method, route, query=dict(query or {}), headers=headers,
-                          raw_body=orjson.dumps(body) if body is not None else b"",
-                          base_url=origin.rstrip("/") + "/wp-json", remote_addr="127.0.0.1")
-    request.user = user
-    request.auth = {"method": "cli", "user_id": user.id}
-    status, header_pairs, raw = app.rest.serve(request, authenticated=True)
-    data = orjson.loads(raw) if raw else None
+    status, headers, data = app.rest.serve_as(user, method, route, query=query, body=body,
+                                              base_url=origin.rstrip("/") + "/wp-json", via="cli")
     if status >= 400:
         raise CliError(error_message(data, status))
-    return status, data, dict(header_pairs)
+    return status, data, headers
 
 
 def error_message(data: Any, status: int) -> str:

@@ -96,7 +96,8 @@ _URL_START = re.compile(r"http(s?)://(.+)", re.IGNORECASE)
 
 
 @functools.cache
-def _zone_names() -> frozenset[str]:
+def zone_names() -> frozenset[str]:
+    """Every IANA time zone name this machine knows."""
     return frozenset(zoneinfo.available_timezones())
 
 
@@ -136,7 +137,7 @@ def clean_option(option: str, value: Any) -> Any:
             raise Rejected(f"The language {value} is not installed.")
         return value
     if option == "timezone_string":
-        if value and value not in _zone_names():
+        if value and value not in zone_names():
             raise Rejected(f"The timezone {value} is not valid. Please select a valid timezone (a city such as Europe/Paris).")
         return value
     return value

@@ -252,12 +252,8 @@ def serving(db_url: str, folder: Any, **settings: str) -> Iterator[LiveServer]:
         log.close()
 
 
-@contextmanager
-def serving_with_admin(folder: Any) -> Iterator[tuple[LiveServer, Any]]:
-    """A real ``calpress serve`` over a new SQLite database in ``folder``, with an administrator
-    (``admin``) whose application password signs the yielded httpx client's requests."""
-    import httpx
-
+def migrated_sqlite(folder: Any) -> str:
+    """The URL of a new SQLite database in ``folder``, migrated to the newest revision."""
     from calpress.store import db as store_db
 
     db_url = f"sqlite:///{folder / 'calpress.sqlite3'}"
@@ -266,7 +262,16 @@ def serving_with_admin(folder: Any) -> Iterator[tuple[LiveServer, Any]]:
         store_db.upgrade(engine)
     finally:
         engine.dispose()
-    with serving(db_url, folder) as server:
+    return db_url
+
+
+@contextmanager
+def serving_with_admin(folder: Any) -> Iterator[tuple[LiveServer, Any]]:
+    """A real ``calpress serve`` over a new SQLite database in ``folder``, with an administrator
+    (``admin``) whose application password signs the yielded httpx client's requests."""
+    import httpx
+
+    with serving(migrated_sqlite(folder), folder) as server:
         server.cli("user", "create", "admin", "admin@example.test", "--role=administrator", "--user_pass=login-secret")
         password = server.cli("user", "application-password", "create", "admin", "tests", "--porcelain").strip()
         with httpx.Client(base_url=server.url, auth=("admin", password), timeout=20) as rest:

@@ -12,10 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
-from ..rest.request import RestRequest
-
 __all__ = ["AdminApi", "Answer"]
 
 
@@ -82,17 +78,9 @@ class AdminApi:
     def call(self, method: str, route: str, query: dict[str, Any] | None = None, body: dict[str, Any] | None = None,
              *, raw: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
         """Run one request: ``body`` as JSON, or ``raw`` bytes with their own ``headers`` (an upload)."""
-        sent = {key.lower().replace("-", "_"): value for key, value in (headers or {}).items()}
-        if body is not None:
-            sent["content_type"] = "application/json"
-            raw = orjson.dumps(body)
-        request = RestRequest(method, route, query={k: v for k, v in (query or {}).items() if v is not None},
-                              headers=sent, raw_body=raw or b"", base_url=self.origin + "/wp-json",
-                              remote_addr="127.0.0.1")
-        request.user = self.user
-        request.auth = {"method": "admin", "user_id": self.user.id}
-        status, pairs, answer = self.calpress.rest.serve(request, authenticated=True)
-        return Answer(status, orjson.loads(answer) if answer else None, dict(pairs))
+        status, found, data = self.calpress.rest.serve_as(self.user, method, route, query=query, body=body, raw=raw or b"",
+                                                          headers=headers, base_url=self.origin + "/wp-json", via="admin")
+        return Answer(status, data, found)
 
     def get(self, route: str, **query: Any) -> Answer:
         return self.call("GET", route, query)

@@ -9,32 +9,19 @@ routes do not take (the password, comment and ping status).
 
 from __future__ import annotations
 
-import functools
-import zoneinfo
 from typing import Any
 
 from ..calendar import fields as linked_fields
 from .api import Answer
 from .content import Column, Filter, Panel, TypeAdmin, register_type, route_of
+from .settings import timezone_groups
 from .shell import AdminRequest
+from .values import number
 
 EVENTS = "/cal/events/v1/events"
 EVENTS_PER_PAGE_MAX = 50  # the calendar API's own limit
 LISTED_STATUSES = "publish,future,draft,pending,private"
 ALL_FROM, ALL_UNTIL = "1900-01-01 00:00:00", "2200-12-31 23:59:59"  # every event, past and future
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return 0
-
-
-@functools.cache
-def zone_names() -> tuple[str, ...]:
-    """The time zones an event may take: the IANA zones by name, and UTC."""
-    return ("UTC", *sorted(name for name in zoneinfo.available_timezones() if "/" in name and not name.startswith("Etc/")))
 
 
 def _day(value: str) -> bool:
@@ -73,7 +60,7 @@ def _event_row(event: dict[str, Any]) -> dict[str, Any]:
     venue = event.get("venue") or {}
     return {
         "id": event["id"], "title": {"raw": event.get("title", "")}, "status": event.get("status", ""),
-        "author": _int(event.get("author")), "date": event.get("date", ""), "link": event.get("url", ""),
+        "author": number(event.get("author")), "date": event.get("date", ""), "link": event.get("url", ""),
         "start_date": event.get("start_date", ""), "end_date": event.get("end_date", ""), "all_day": event.get("all_day"),
         "venue": venue.get("venue", "") if isinstance(venue, dict) else "",
         "organizers": [o.get("organizer", "") for o in event.get("organizer") or [] if isinstance(o, dict)],
@@ -143,7 +130,7 @@ def _event_values(r: AdminRequest, item: dict[str, Any] | None) -> dict[str, Any
 
 def _event_panel_values(r: AdminRequest, item: dict[str, Any] | None) -> dict[str, Any]:
     return {**_event_values(r, item), "venues": _linked_choices("cal_venue")(r),
-            "organizers": _linked_choices("cal_organizer")(r), "zones": zone_names(),
+            "organizers": _linked_choices("cal_organizer")(r), "zones": timezone_groups(),
             "venue_fields": linked_fields.kind_of("cal_venue").fields,
             "organizer_fields": linked_fields.kind_of("cal_organizer").fields}
 
@@ -178,11 +165,11 @@ def _save_event(r: AdminRequest, item_id: int | None, common: dict[str, Any]) ->
         body["venue"] = {f.name: r.field(f"new_venue_{f.name}") for f in linked_fields.kind_of("cal_venue").fields
                          if r.field(f"new_venue_{f.name}")}
         body["venue"]["venue"] = r.field("new_venue_venue")
-    elif _int(venue):
-        body["venue"] = _int(venue)
+    elif number(venue):
+        body["venue"] = number(venue)
     elif item_id:
         body["venue"] = []
-    organizers: list[Any] = [_int(o) for o in _list(r.form.get("event_organizers")) if _int(o)]
+    organizers: list[Any] = [number(o) for o in _list(r.form.get("event_organizers")) if number(o)]
     if r.field("new_organizer_organizer"):
         made = {f.name: r.field(f"new_organizer_{f.name}") for f in linked_fields.kind_of("cal_organizer").fields
                 if r.field(f"new_organizer_{f.name}")}

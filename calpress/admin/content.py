@@ -18,18 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from markupsafe import Markup, escape
-
 from ..auth import users as user_store
 from ..content import items as item_service
 from ..content.types import type_labels
 from .api import Answer
 from .shell import AdminRequest, Forbidden, Screen
+from .values import number, text_of
 
 __all__ = ["Column", "Filter", "Panel", "TypeAdmin", "EditScreen", "NewScreen", "ItemScreen", "TYPES", "register_type"]
 
-PER_PAGE_DEFAULT = 20
-PER_PAGE_MAX = 100  # the REST collections' own limit
 STATUS_LABELS = {"publish": "Published", "future": "Scheduled", "draft": "Drafts", "pending": "Pending",
                  "private": "Private", "trash": "Trash"}
 STATUS_NAMES = {"publish": "Published", "future": "Scheduled", "draft": "Draft", "pending": "Pending",
@@ -63,22 +60,28 @@ class Filter:
     kind: str = "select"  # or "date"
 
 
+def month_choices(r: AdminRequest, post_type: str, statuses: list[str] | None = None) -> list[tuple[str, str]]:
+    """The months that have items, newest first, as (``YYYYMM``, "November 2026"): a domain
+    read, as the reference's months_dropdown queries them (the REST API lists no months)."""
+    with r.site.read() as conn:
+        found = item_service.months(conn, post_type, statuses=statuses)
+    return [(f"{year:04d}{month:02d}", dt.date(year, month, 1).strftime("%B %Y")) for year, month in found]
+
+
+def month_range(value: str) -> dict[str, str] | None:
+    """``m=YYYYMM`` as the REST ``after``/``before`` (both exclusive, the site's wall time), or
+    None when it is not a month."""
+    if len(value) != 6 or not value.isdigit() or not 1 <= int(value[4:]) <= 12 or not 1000 <= int(value[:4]) < 9999:
+        return None
+    year, month = int(value[:4]), int(value[4:])
+    first = dt.datetime(year, month, 1)
+    following = dt.datetime(year + month // 12, month % 12 + 1, 1)
+    return {"after": (first - dt.timedelta(seconds=1)).isoformat(), "before": following.isoformat()}
+
+
 def month_filter(post_type: str) -> Filter:
-    """WordPress's "All dates" drop-down: the months that have items, as ``m=YYYYMM``."""
-    def choices(r: AdminRequest) -> list[tuple[str, str]]:
-        with r.site.read() as conn:
-            found = item_service.months(conn, post_type)
-        return [(f"{year:04d}{month:02d}", dt.date(year, month, 1).strftime("%B %Y")) for year, month in found]
-
-    def query(value: str) -> dict[str, Any] | None:
-        if len(value) != 6 or not value.isdigit() or not 1 <= int(value[4:]) <= 12:
-            return None
-        year, month = int(value[:4]), int(value[4:])
-        first = dt.datetime(year, month, 1)
-        following = dt.datetime(year + month // 12, month % 12 + 1, 1)
-        return {"after": (first - dt.timedelta(seconds=1)).isoformat(), "before": following.isoformat()}
-
-    return Filter("m", "All dates", choices, query)
+    """WordPress's "All dates" drop-down of a list table."""
+    return Filter("m", "All dates", lambda r: month_choices(r, post_type), month_range)
 
 
 def term_filter(taxonomy: str, label: str, param: str) -> Filter:
@@ -161,43 +164,17 @@ def route_of(kind: Any, item_id: int | None = None) -> str:
     return f"{base}/{item_id}" if item_id else base
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, dict):
-        value = value.get("raw", value.get("rendered", ""))
-    return "" if value is None else str(value)
-
-
-def _date_label(value: str | None) -> str:
-    if not value:
-        return ""
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return value
-    return moment.strftime("%Y/%m/%d at %H:%M")
-
-
-def _int(value: Any, default: int = 0) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return default
-
-
-def _author_names(r: AdminRequest, rows: list[dict[str, Any]]) -> dict[int, str]:
-    ids = sorted({_int(row.get("author")) for row in rows if row.get("author")})
+def author_names(r: AdminRequest, rows: list[dict[str, Any]]) -> dict[int, str]:
+    """The display names of the rows' authors, read at once (a list's author column)."""
+    ids = sorted({number(row.get("author")) for row in rows if row.get("author")})
     if not ids:
         return {}
     with r.site.read() as conn:
-        return {uid: (user.display_name or user.login) for uid in ids if (user := user_store.get_user(conn, uid))}
+        found = user_store.get_users(conn, ids)
+    return {uid: user.display_name or user.login for uid, user in found.items()}
 
 
 # -- the list table -----------------------------------------------------------------------------
-
-
-def _per_page(r: AdminRequest, post_type: str) -> int:
-    stored = (r.user.meta or {}).get(f"edit_{post_type}_per_page")
-    return max(1, min(PER_PAGE_MAX, _int(stored, PER_PAGE_DEFAULT)))
 
 
 class EditScreen(Screen):
@@ -234,8 +211,8 @@ class EditScreen(Screen):
         r.post_type = kind.name
         names = labels(kind)
         status = r.param("post_status")
-        page = max(1, _int(r.param("paged"), 1))
-        per_page = _per_page(r, kind.name)
+        page = max(1, number(r.param("paged"), 1))
+        per_page = r.per_page(f"edit_{kind.name}_per_page")
         orderby = r.param("orderby") or admin.default_orderby
         order = "asc" if (r.param("order") or admin.default_order).lower() == "asc" else "desc"
         query: dict[str, Any] = {"context": "edit", "page": page, "per_page": per_page, "orderby": orderby, "order": order}
@@ -266,7 +243,7 @@ class EditScreen(Screen):
             rows = [admin.row(row) for row in (answer.data.get("events", []) if isinstance(answer.data, dict) else rows)]
         if not answer.ok:
             r.notice(answer.message, "error")
-        authors = _author_names(r, rows)
+        authors = author_names(r, rows)
         with r.site.read() as conn:
             counts = item_service.status_counts(conn, kind.name)
             own = sum(item_service.status_counts(conn, kind.name, author=r.user.id).values())
@@ -279,7 +256,10 @@ class EditScreen(Screen):
                  orderby=orderby, order=order, search=r.param("s"), chosen=chosen,
                  filters=[(f, f.choices(r)) for f in admin.filters], bulk_nonce=r.nonce("bulk-posts"),
                  can_create=r.can(kind.caps["create_posts"]), row_actions=lambda row: self._row_actions(r, kind, row),
-                 status_name=STATUS_NAMES)
+                 status_name=STATUS_NAMES,
+                 page_url=lambda n: r.url("edit.php", post_type=kind.name if kind.name != "post" else None,
+                                          post_status=status or None, s=r.param("s") or None, orderby=orderby, order=order,
+                                          paged=n if n > 1 else None, **chosen))
 
     @staticmethod
     def _status_links(r: AdminRequest, kind: Any, counts: dict[str, int], own: int, current: str, mine: bool) -> list[dict]:
@@ -324,7 +304,7 @@ class EditScreen(Screen):
                                       ("untrashed", "restored from the Trash", "restored from the Trash"),
                                       ("deleted", "permanently deleted", "permanently deleted"),
                                       ("updated", "updated", "updated")):
-            count = _int(r.param(key))
+            count = number(r.param(key))
             if count:
                 noun = names.get("singular_name", "item") if count == 1 else names.get("name", "items")
                 text = f"{count} {noun.lower()} {singular if count == 1 else plural}."
@@ -342,18 +322,14 @@ class EditScreen(Screen):
             return
         kind = content_type(r, r.param("post_type") or r.field("post_type") or "post")
         listed = kind.name if kind.name != "post" else None
-        if r.field("screen_options"):
-            r.verify("screen-options")
-            per_page = max(1, min(PER_PAGE_MAX, _int(r.field("per_page"), PER_PAGE_DEFAULT)))
-            with r.site.write() as conn:
-                user_store.update_user(conn, r.user.id, {"meta": {**(r.user.meta or {}), f"edit_{kind.name}_per_page": per_page}})
+        if r.take_screen_options(f"edit_{kind.name}_per_page"):
             r.redirect(r.url("edit.php", post_type=listed))
         r.verify("bulk-posts")
         action = r.field("action")
         if action in ("", "-1"):
             action = r.field("action2")
-        ids = [_int(value) for value in (r.form.get("post") or []) if _int(value)] if isinstance(r.form.get("post"), list) \
-            else [_int(r.form.get("post"))] if _int(r.form.get("post")) else []
+        ids = [number(value) for value in (r.form.get("post") or []) if number(value)] if isinstance(r.form.get("post"), list) \
+            else [number(r.form.get("post"))] if number(r.form.get("post")) else []
         done, errors = bulk(r, kind, action, ids, r.field("_status"))
         key = {"trash": "trashed", "untrash": "untrashed", "delete": "deleted", "edit": "updated"}.get(action, "updated")
         query: dict[str, Any] = {"post_type": listed, key: done or None, "error": errors[:5] or None,
@@ -406,7 +382,7 @@ def _tree(terms: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     """Terms as (depth, term), each after its parent."""
     children: dict[int, list[dict[str, Any]]] = {}
     for term in terms:
-        children.setdefault(_int(term.get("parent")), []).append(term)
+        children.setdefault(number(term.get("parent")), []).append(term)
     known = {term["id"] for term in terms}
     out: list[tuple[int, dict[str, Any]]] = []
 
@@ -472,7 +448,7 @@ class ItemScreen(Screen):
         return "read"  # the item's own edit permission is the API's (an answer it refuses is a 403)
 
     def get(self, r: AdminRequest) -> None:
-        item_id = _int(r.param("post"))
+        item_id = number(r.param("post"))
         action = r.param("action", "edit")
         kind, item = self._item(r, item_id)
         if action in ("trash", "untrash", "delete"):
@@ -481,7 +457,7 @@ class ItemScreen(Screen):
             listed = kind.name if kind.name != "post" else None
             key = {"trash": "trashed", "untrash": "untrashed", "delete": "deleted"}[action]
             r.redirect(r.url("edit.php", post_type=listed, **{key: done or None, "error": errors or None}))
-        message = _int(r.param("message"))
+        message = number(r.param("message"))
         if message in MESSAGES:
             singular = labels(kind).get("singular_name", "Item")
             link = item.get("link") if item.get("status") in ("publish", "private") else ""
@@ -490,7 +466,7 @@ class ItemScreen(Screen):
         show_editor(r, kind, item_id, item, {})
 
     def post(self, r: AdminRequest) -> None:
-        item_id = _int(r.field("post_ID") or r.param("post"))
+        item_id = number(r.field("post_ID") or r.param("post"))
         kind, _ = self._item(r, item_id)
         r.verify(f"update-post_{item_id}")
         save_from_form(r, kind, item_id)
@@ -525,7 +501,7 @@ def _values(item: dict[str, Any] | None, sent: dict[str, Any] | None, bases: dic
     item = item or {}
     date = item.get("date") if item.get("status") == "future" or item.get("date_gmt") else None
     return {
-        "title": _text(item.get("title")), "content": _text(item.get("content")), "excerpt": _text(item.get("excerpt")),
+        "title": text_of(item.get("title")), "content": text_of(item.get("content")), "excerpt": text_of(item.get("excerpt")),
         "slug": item.get("slug") or "", "password": item.get("password") or "", "author": item.get("author") or "",
         "featured_media": item.get("featured_media") or 0, "comment_status": item.get("comment_status") or "open",
         "ping_status": item.get("ping_status") or "open", "sticky": bool(item.get("sticky")),
@@ -540,7 +516,7 @@ def _recent_images(r: AdminRequest) -> list[tuple[int, str]]:
     if not r.can("upload_files") and not r.can("edit_posts"):
         return []
     answer = r.api.get("/cms/v2/media", media_type="image", per_page=50, context="edit", _fields="id,title")
-    return [(m["id"], _text(m.get("title")) or f"#{m['id']}") for m in answer.data] \
+    return [(m["id"], text_of(m.get("title")) or f"#{m['id']}") for m in answer.data] \
         if answer.ok and isinstance(answer.data, list) else []
 
 
@@ -549,7 +525,7 @@ def _parents(r: AdminRequest, kind: Any, item_id: int | None) -> list[tuple[int,
         return []
     answer = r.api.get(route_of(kind), per_page=100, context="edit", status="publish,future,draft,pending,private",
                        _fields="id,title", orderby="title", order="asc")
-    return [(p["id"], _text(p.get("title")) or f"#{p['id']}") for p in answer.data if p["id"] != item_id] \
+    return [(p["id"], text_of(p.get("title")) or f"#{p['id']}") for p in answer.data if p["id"] != item_id] \
         if answer.ok and isinstance(answer.data, list) else []
 
 
@@ -576,18 +552,18 @@ def common_fields(r: AdminRequest, kind: Any, item_id: int | None, current: str)
     if date:
         body["date"] = date if len(date) > 16 else date + ":00"
     if r.field("post_author") and r.can(kind.caps["edit_others_posts"]):
-        body["author"] = _int(r.field("post_author"))
+        body["author"] = number(r.field("post_author"))
     if kind.has_rest_feature("thumbnail") or kind.supports_feature("thumbnail"):
-        body["featured_media"] = _int(r.field("_thumbnail_id"))
+        body["featured_media"] = number(r.field("_thumbnail_id"))
     if kind.has_rest_feature("comments") or kind.supports_feature("comments"):
         body["comment_status"] = "open" if r.field("comment_status") == "open" else "closed"
         body["ping_status"] = "open" if r.field("ping_status") == "open" else "closed"
     if kind.name == "post":
         body["sticky"] = r.field("sticky") == "sticky"
     if kind.hierarchical:
-        body["parent"] = _int(r.field("parent_id"))
+        body["parent"] = number(r.field("parent_id"))
     if kind.has_rest_feature("page-attributes") or kind.supports_feature("page-attributes"):
-        body["menu_order"] = _int(r.field("menu_order"))
+        body["menu_order"] = number(r.field("menu_order"))
     tax_input = form.get("tax_input") if isinstance(form.get("tax_input"), dict) else {}
     present = form.get("tax_present") if isinstance(form.get("tax_present"), dict) else {}
     for name in present:  # the taxonomies the form showed (an unticked checklist sends nothing)
@@ -595,7 +571,7 @@ def common_fields(r: AdminRequest, kind: Any, item_id: int | None, current: str)
         if taxonomy is None or kind.name not in taxonomy.object_types:
             continue
         chosen = tax_input.get(name)
-        ids = [_int(v) for v in (chosen if isinstance(chosen, list) else [chosen] if chosen else []) if _int(v)]
+        ids = [number(v) for v in (chosen if isinstance(chosen, list) else [chosen] if chosen else []) if number(v)]
         ids += _new_terms(r, taxonomy, r.field(f"new_term[{name}]") or _nested(form, "new_term", name))
         body[taxonomy.rest_base] = list(dict.fromkeys(ids))
     return {key: value for key, value in body.items() if value is not None}
@@ -668,16 +644,12 @@ def _sent_back(r: AdminRequest, body: dict[str, Any]) -> dict[str, Any]:
     tax_input = r.form.get("tax_input") if isinstance(r.form.get("tax_input"), dict) else {}
     return {
         "title": r.field("post_title"), "content": r.field("content"), "excerpt": r.field("excerpt"),
-        "slug": r.field("post_name"), "password": r.field("post_password"), "author": _int(r.field("post_author")) or "",
-        "featured_media": _int(r.field("_thumbnail_id")), "comment_status": r.field("comment_status") or "closed",
+        "slug": r.field("post_name"), "password": r.field("post_password"), "author": number(r.field("post_author")) or "",
+        "featured_media": number(r.field("_thumbnail_id")), "comment_status": r.field("comment_status") or "closed",
         "ping_status": r.field("ping_status") or "closed", "sticky": r.field("sticky") == "sticky",
-        "parent": _int(r.field("parent_id")), "menu_order": _int(r.field("menu_order")),
+        "parent": number(r.field("parent_id")), "menu_order": number(r.field("menu_order")),
         "visibility": r.field("visibility", "public"), "date": r.field("post_date"),
         "pending": r.field("post_status") == "pending",
-        "terms": {name: [_int(v) for v in (ids if isinstance(ids, list) else [ids])] for name, ids in tax_input.items()},
-        **{key: value for key, value in r.form.items() if isinstance(key, str) and key.startswith(("event_", "venue_", "organizer_"))},
+        "terms": {name: [number(v) for v in (ids if isinstance(ids, list) else [ids])] for name, ids in tax_input.items()},
+        **{key: value for key, value in r.form.items() if isinstance(key, str) and key.startswith(("event_", "venue_", "organizer_", "new_venue_", "new_organizer_"))},
     }
-
-
-def escape_html(value: Any) -> Markup:
-    return escape(value)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..compat.formatting import trim_words
 from ..content import items as item_service
 from .content import TYPES, labels, route_of
 from .shell import AdminRequest, Screen
+from .values import text_of
 
 QUICK_DRAFT = "quick-event-draft"
 
@@ -52,7 +54,7 @@ class Dashboard(Screen):
             answer = r.api.get("/cms/v2/comments", per_page=5, context="edit" if moderator else "view",
                                status="all" if moderator else "approve", _fields="id,author_name,post,date,status,content")
             comments = [{"author": c.get("author_name") or "Anonymous", "post": c.get("post"), "status": c.get("status"),
-                         "excerpt": _excerpt((c.get("content") or {}).get("raw") or (c.get("content") or {}).get("rendered") or ""),
+                         "excerpt": trim_words(text_of(c.get("content")), 12, "…"),
                          "url": r.url("post.php", post=c.get("post"), action="edit")}
                         for c in (answer.data if answer.ok and isinstance(answer.data, list) else [])]
         event_type = types.get("cal_events")
@@ -75,15 +77,6 @@ class Dashboard(Screen):
         self.get(r)
 
 
-def _excerpt(text: str, words: int = 12) -> str:
-    import re
-
-    plain = re.sub(r"<[^>]+>", " ", text).split()
-    return " ".join(plain[:words]) + (" …" if len(plain) > words else "")
-
-
 def _entry(r: AdminRequest, kind: Any, row: dict[str, Any]) -> dict[str, Any]:
-    title = row.get("title")
-    title = title.get("raw") or title.get("rendered") if isinstance(title, dict) else title
-    return {"title": title or "(no title)", "type": labels(kind).get("singular_name", kind.singular),
+    return {"title": text_of(row.get("title")) or "(no title)", "type": labels(kind).get("singular_name", kind.singular),
             "url": r.url("post.php", post=row["id"], action="edit"), "date": (row.get("modified") or row.get("date") or "")[:10]}

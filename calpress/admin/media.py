@@ -32,16 +32,15 @@ from ..content import items as item_service
 from ..content import permissions
 from ..media.editing import EDITABLE
 from .api import Answer
-from .content import TYPES
-from .shell import AdminRequest, Forbidden, Screen
+from .content import TYPES, author_names, month_choices, month_range
+from .shell import PER_PAGE_MAX, AdminRequest, Forbidden, Screen
+from .values import number, text_of
 
 __all__ = ["SCREENS", "LibraryScreen", "UploadScreen"]
 
 MEDIA = "/cms/v2/media"
 NO_UPLOADS = "Sorry, you are not allowed to upload files."
 NOT_FOUND = "You attempted to edit an item that does not exist. Perhaps it was deleted?"
-PER_PAGE_DEFAULT = 20
-PER_PAGE_MAX = 100  # the REST collections' own limit
 MODES = ("grid", "list")
 SORTABLE = ("title", "author", "parent", "date")
 # attachment-filter "post_mime_type:<kind>" -> label; the kinds are the route's media_type values
@@ -58,19 +57,6 @@ DELETE_WARNING = ("You are about to permanently delete these items from your sit
 
 
 # -- small helpers ------------------------------------------------------------------------------
-
-
-def _int(value: Any, default: int = 0) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return default
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, dict):
-        value = value.get("raw", value.get("rendered", ""))
-    return "" if value is None else str(value)
 
 
 def _plain(value: Any) -> str:
@@ -102,15 +88,14 @@ def _thumbnail(item: dict[str, Any], *sizes: str) -> str:
 
 
 def size_label(size: Any) -> str:
-    """Bytes as WordPress's size_format shows them (1024 per step)."""
-    number = _int(size, -1)
-    if number < 0:
+    """Bytes as the attachment screen shows them: the reference's size_format with no decimals
+    ("" for an unknown size). The health package loads on first use, as for ``db size``."""
+    amount = number(size, -1)
+    if amount < 0:
         return ""
-    for unit in ("B", "KB", "MB", "GB"):
-        if number < 1024 or unit == "GB":
-            return f"{number:.0f} {unit}" if unit == "B" or number >= 10 else f"{number:.1f} {unit}"
-        number /= 1024
-    return ""
+    from ..health.sizes import size_format
+
+    return size_format(amount, 0)
 
 
 def _extension(item: dict[str, Any]) -> str:
@@ -125,41 +110,12 @@ def _date_label(value: Any) -> str:
         return ""
 
 
-def _month_start(index: int) -> dt.datetime:
-    return dt.datetime(index // 12, index % 12 + 1, 1)
-
-
-def _month_bounds(index: int, last: int | None = None) -> dict[str, str]:
-    """``after``/``before`` (both exclusive, the site's wall time) for months ``index``..``last``."""
-    after = _month_start(index) - dt.timedelta(seconds=1)
-    before = _month_start((last if last is not None else index) + 1)
-    return {"after": after.isoformat(), "before": before.isoformat()}
-
-
 def _chosen_filter(r: AdminRequest) -> str:
     """``attachment-filter``, or WordPress's older ``post_mime_type=image`` in its terms."""
     chosen = r.param("attachment-filter")
     if not chosen and r.param("post_mime_type"):
         chosen = "post_mime_type:" + r.param("post_mime_type")
     return chosen
-
-
-def _month_index(r: AdminRequest) -> int | None:
-    """``m=YYYYMM`` as months since year 0 (None when absent or not a month)."""
-    month = r.param("m")
-    if re.fullmatch(r"\d{6}", month) and 1 <= int(month[4:]) <= 12 and 1000 <= int(month[:4]) < 9999:
-        return int(month[:4]) * 12 + int(month[4:]) - 1
-    return None
-
-
-def _user_meta(r: AdminRequest, **values: Any) -> None:
-    """Keep screen preferences (view mode, items per page) in the user's meta, as WordPress's
-    user options."""
-    meta = dict(r.user.meta or {})
-    if all(meta.get(key) == value for key, value in values.items()):
-        return
-    with r.site.write() as conn:
-        user_store.update_user(conn, r.user.id, {"meta": {**meta, **values}})
 
 
 # -- the library --------------------------------------------------------------------------------
@@ -170,14 +126,10 @@ class LibraryScreen(Screen):
 
     file = "upload.php"
     capability = "upload_files"
-
-    def required(self, r: AdminRequest) -> str:
-        if not r.can(self.capability):
-            raise Forbidden(NO_UPLOADS)
-        return self.capability
+    refusal = NO_UPLOADS
 
     def get(self, r: AdminRequest) -> None:
-        item_id = _int(r.param("item"))
+        item_id = number(r.param("item"))
         if item_id and r.param("action") == "delete":
             self._delete_one(r, item_id)
         if item_id:
@@ -186,13 +138,11 @@ class LibraryScreen(Screen):
         self._library(r)
 
     def post(self, r: AdminRequest) -> None:
-        item_id = _int(r.field("post_ID") or r.param("item"))
+        item_id = number(r.field("post_ID") or r.param("item"))
         action = r.field("action")
         if action in ("", "-1"):
             action = r.field("action2")
-        if r.field("screen_options"):
-            r.verify("screen-options")
-            _user_meta(r, upload_per_page=max(1, min(PER_PAGE_MAX, _int(r.field("per_page"), PER_PAGE_DEFAULT))))
+        if r.take_screen_options("upload_per_page"):
             r.redirect(r.url("upload.php", mode=r.field("mode") or None))
         if action == "editattachment" and item_id:
             r.verify(f"update-post_{item_id}")
@@ -210,9 +160,9 @@ class LibraryScreen(Screen):
         stored = (r.user.meta or {}).get("media_library_mode")
         mode = r.param("mode") if r.param("mode") in MODES else stored if stored in MODES else "grid"
         if r.param("mode") in MODES:
-            _user_meta(r, media_library_mode=mode)
-        page = max(1, _int(r.param("paged"), 1))
-        per_page = max(1, min(PER_PAGE_MAX, _int((r.user.meta or {}).get("upload_per_page"), PER_PAGE_DEFAULT)))
+            r.remember(media_library_mode=mode)
+        page = max(1, number(r.param("paged"), 1))
+        per_page = r.per_page("upload_per_page")
         orderby = r.param("orderby") if r.param("orderby") in SORTABLE else "date"
         order = "asc" if r.param("order").lower() == "asc" else "desc"
         state = self._state(r, mode, orderby, order)
@@ -233,14 +183,15 @@ class LibraryScreen(Screen):
                  per_page=per_page, state=state, orderby=orderby, order=order, kinds=KINDS,
                  months=months(r), search=r.param("s"), chosen_filter=state.get("attachment-filter") or "",
                  chosen_month=state.get("m") or "", uploaded=self._uploaded(r), bulk_nonce=r.nonce("bulk-media"),
-                 delete_warning=DELETE_WARNING, link=lambda **changes: r.url("upload.php", **{**state, **changes}))
+                 delete_warning=DELETE_WARNING, link=lambda **changes: r.url("upload.php", **{**state, **changes}),
+                 page_url=lambda n: r.url("upload.php", **{**state, "paged": n if n > 1 else None}))
 
     @staticmethod
     def _state(r: AdminRequest, mode: str, orderby: str, order: str) -> dict[str, Any]:
         """The listing's query (for links that keep it: sorting, paging, the view switch)."""
         return {key: value for key, value in {
-            "mode": mode, "attachment-filter": _chosen_filter(r), "m": r.param("m") if _month_index(r) is not None else "", "s": r.param("s"),
-            "author": _int(r.param("author")) or "", "orderby": orderby if orderby != "date" else "",
+            "mode": mode, "attachment-filter": _chosen_filter(r), "m": r.param("m") if month_range(r.param("m")) else "", "s": r.param("s"),
+            "author": number(r.param("author")) or "", "orderby": orderby if orderby != "date" else "",
             "order": order if order != "desc" else "",
         }.items() if value}
 
@@ -258,11 +209,9 @@ class LibraryScreen(Screen):
             query["parent"] = 0
         elif chosen == "mine":
             query["author"] = r.user.id
-        if _int(r.param("author")) and "author" not in query:
-            query["author"] = _int(r.param("author"))
-        month = _month_index(r)
-        if month is not None:
-            query.update(_month_bounds(month))
+        if number(r.param("author")) and "author" not in query:
+            query["author"] = number(r.param("author"))
+        query.update(month_range(r.param("m")) or {})
         if r.param("s"):
             query["search"] = r.param("s")
         return query
@@ -274,8 +223,8 @@ class LibraryScreen(Screen):
         return {
             "id": item_id, "title": _plain(item.get("title")) or "(no title)", "filename": item.get("filename") or "",
             "mime_type": item.get("mime_type") or "", "thumb": _thumbnail(item, "thumbnail", "medium"),
-            "extension": _extension(item), "author": _int(item.get("author")), "author_name": "",
-            "parent": _int(item.get("post")), "parent_shown": None, "date": _date_label(item.get("date")),
+            "extension": _extension(item), "author": number(item.get("author")), "author_name": "",
+            "parent": number(item.get("post")), "parent_shown": None, "date": _date_label(item.get("date")),
             "link": item.get("link") or "", "url": item.get("source_url") or "",
             "can_edit": "POST" in allow, "can_delete": "DELETE" in allow,
             "delete_url": r.url("upload.php", item=item_id, action="delete", _wpnonce=r.nonce(f"delete-post_{item_id}")),
@@ -302,20 +251,16 @@ class LibraryScreen(Screen):
 
     @staticmethod
     def _authors(r: AdminRequest, rows: list[dict[str, Any]]) -> None:
-        ids = sorted({row["author"] for row in rows if row["author"]})
-        if not ids:
-            return
-        with r.site.read() as conn:
-            names = {uid: (user.display_name or user.login) for uid in ids if (user := user_store.get_user(conn, uid))}
+        names = author_names(r, rows)
         for row in rows:
             row["author_name"] = names.get(row["author"], "")
 
     @staticmethod
     def _notices(r: AdminRequest) -> None:
-        deleted = _int(r.param("deleted"))
+        deleted = number(r.param("deleted"))
         if deleted:
             r.notice(MESSAGES[2] if deleted == 1 else f"{deleted} media files permanently deleted.")
-        message = _int(r.param("message"))
+        message = number(r.param("message"))
         if message in MESSAGES:
             r.notice(MESSAGES[message], "error" if message == 3 else "success")
         for error in r.req.get_param_as_list("error") or []:
@@ -324,7 +269,7 @@ class LibraryScreen(Screen):
     @staticmethod
     def _uploaded(r: AdminRequest) -> list[dict[str, Any]]:
         """The files media-new.php just stored (``uploaded=1,2``), for the notice that links them."""
-        ids = [_int(v) for v in r.param("uploaded").split(",") if _int(v)][:PER_PAGE_MAX]
+        ids = [number(v) for v in r.param("uploaded").split(",") if number(v)][:PER_PAGE_MAX]
         if not ids:
             return []
         answer = r.api.get(MEDIA, include=",".join(map(str, ids)), orderby="include", per_page=len(ids),
@@ -347,7 +292,7 @@ class LibraryScreen(Screen):
     @staticmethod
     def _bulk(r: AdminRequest, action: str) -> None:
         chosen = r.form.get("media")
-        ids = [_int(v) for v in (chosen if isinstance(chosen, list) else [chosen]) if _int(v)]
+        ids = [number(v) for v in (chosen if isinstance(chosen, list) else [chosen]) if number(v)]
         back = {key: r.field(key) or None for key in ("mode", "attachment-filter", "m", "s", "orderby", "order")}
         if action != "delete" or not ids:
             r.redirect(r.url("upload.php", **back, error="Choose an action." if action != "delete" else
@@ -363,11 +308,8 @@ class LibraryScreen(Screen):
 
 
 def months(r: AdminRequest) -> list[tuple[str, str]]:
-    """The months that have media, newest first, as (``YYYYMM``, "November 2026"): a domain read,
-    as WordPress's months_dropdown queries them (the REST API has no such listing)."""
-    with r.site.read() as conn:
-        found = item_service.months(conn, "attachment", statuses=["inherit", "private"])
-    return [(f"{year:04d}{month:02d}", dt.date(year, month, 1).strftime("%B %Y")) for year, month in found]
+    """The months that have media (uploaded or private), newest first."""
+    return month_choices(r, "attachment", ["inherit", "private"])
 
 
 # -- one item -----------------------------------------------------------------------------------
@@ -390,13 +332,13 @@ def _load(r: AdminRequest, item_id: int) -> tuple[dict[str, Any], bool]:
 def _facts(r: AdminRequest, item: dict[str, Any]) -> dict[str, Any]:
     """What the details box shows beside the form."""
     details = item.get("media_details") if isinstance(item.get("media_details"), dict) else {}
-    author = _int(item.get("author"))
+    author = number(item.get("author"))
     author_name = ""
     if author:
         with r.site.read() as conn:
             user = user_store.get_user(conn, author)
         author_name = (user.display_name or user.login) if user else ""
-    parent_id = _int(item.get("post"))
+    parent_id = number(item.get("post"))
     parent = None
     if parent_id:
         with r.site.read() as conn:
@@ -426,15 +368,15 @@ def show_item(r: AdminRequest, item_id: int, *, errors: dict[str, str] | None = 
     allow = _allowed(item)
     can_edit = editable and "POST" in allow
     values = sent if sent is not None else {
-        "post_title": _text(item.get("title")), "_wp_attachment_image_alt": str(item.get("alt_text") or ""),
-        "excerpt": _text(item.get("caption")), "content": _text(item.get("description")),
+        "post_title": text_of(item.get("title")), "_wp_attachment_image_alt": str(item.get("alt_text") or ""),
+        "excerpt": text_of(item.get("caption")), "content": text_of(item.get("description")),
     }
-    message = _int(r.param("message"))
+    message = number(r.param("message"))
     if message in MESSAGES:
         r.notice(MESSAGES[message], "error" if message == 3 else "success")
-    if _int(r.param("edited")):
+    if number(r.param("edited")):
         r.notice("The edited image was saved as a new media file; the original is unchanged.", "success",
-                 r.url("upload.php", item=_int(r.param("edited"))), "View the original")
+                 r.url("upload.php", item=number(r.param("edited"))), "View the original")
     facts = _facts(r, item)
     r.render("admin/media-item.html", status, title="Edit Media" if can_edit else "Attachment details", item=item,
              item_id=item_id, facts=facts, values=values, display_title=_plain(item.get("title")), errors=errors or {}, can_edit=can_edit,
@@ -515,11 +457,7 @@ class UploadScreen(Screen):
 
     file = "media-new.php"
     capability = "upload_files"
-
-    def required(self, r: AdminRequest) -> str:
-        if not r.can(self.capability):
-            raise Forbidden(NO_UPLOADS)
-        return self.capability
+    refusal = NO_UPLOADS
 
     def get(self, r: AdminRequest) -> None:
         self._show(r, {})
@@ -533,7 +471,7 @@ class UploadScreen(Screen):
     @staticmethod
     def _post_id(r: AdminRequest) -> int:
         """The item the uploads are attached to (``post_id``), if the user may edit it."""
-        post_id = _int(r.field("post_id") if r.req.method == "POST" else r.param("post_id"))
+        post_id = number(r.field("post_id") if r.req.method == "POST" else r.param("post_id"))
         if not post_id:
             return 0
         with r.site.read() as conn:

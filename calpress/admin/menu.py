@@ -5,7 +5,10 @@ appears by itself)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..pages.adminbar import AdminBar
+from ..pages.adminbar import admin_bar as public_admin_bar
 
 if TYPE_CHECKING:
     from .shell import AdminRequest
@@ -136,17 +139,7 @@ def menu_for(r: AdminRequest) -> list[Shown]:
     return shown
 
 
-def admin_bar(r: AdminRequest) -> dict[str, Any]:
-    """The bar over every admin page: the site, "New" by capability, the user's menu."""
-    files = r.calpress.admin_files
-    new = [(label, r.url(file, **query)) for label, file, query, capability in (
-        ("Post", "post-new.php", {}, _type("post", "create_posts")),
-        ("Event", "post-new.php", {"post_type": "cal_events"}, _type("cal_events", "create_posts")),
-        ("Venue", "post-new.php", {"post_type": "cal_venue"}, _type("cal_venue", "create_posts")),
-        ("Organizer", "post-new.php", {"post_type": "cal_organizer"}, _type("cal_organizer", "create_posts")),
-        ("Page", "post-new.php", {"post_type": "page"}, _type("page", "create_posts")),
-        ("Media", "media-new.php", {}, "upload_files"),
-        ("User", "user-new.php", {}, "create_users"),
-    ) if file in files and allowed(r, capability)]
-    return {"home": r.origin + "/", "new": new, "profile": r.url("profile.php") if "profile.php" in files else "",
-            "logout": r.logout_url, "name": r.user.display_name or r.user.login}
+def admin_bar(r: AdminRequest) -> AdminBar:
+    """The bar over every admin page, as over the public pages: the site, "New" by capability,
+    the user's menu."""
+    return public_admin_bar(r.ctx, r.session, r.calpress.settings.secret_key, r.origin, r.calpress.admin_files)

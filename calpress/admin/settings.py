@@ -33,8 +33,9 @@ from ..calendar.views import VIEWS as VIEW_SLUGS
 from ..compat.phpdate import format_php
 from ..content.items import site_zone
 from ..content.slugs import strip_tags
-from ..site_settings import Rejected, clean_option
+from ..site_settings import Rejected, clean_option, zone_names
 from .shell import AdminRequest, Forbidden, Screen
+from .values import number
 
 __all__ = ["CAL_SETTINGS_PAGE", "SCREENS", "CalendarSettings", "write_options"]
 
@@ -114,13 +115,6 @@ class Change:
             clean_option(option, value)
         except Rejected as refused:
             self.errors[form_field] = str(refused)
-
-
-def _int(text: str) -> int | None:
-    try:
-        return int(text.strip())
-    except (TypeError, ValueError):
-        return None
 
 
 def _flag(r: AdminRequest, name: str) -> bool:
@@ -232,11 +226,6 @@ def timezone_groups() -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     return tuple(found)
 
 
-@functools.cache
-def _zone_names() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
-
-
 def shown_timezone(timezone_string: str, gmt_offset: Any) -> str:
     """The select's value for the stored zone: its name, else the offset (``UTC+5.5``), as
     options-general.php (old ``Etc/GMT`` names fall back to the offset)."""
@@ -290,7 +279,7 @@ class GeneralSettings(OptionsScreen):
         for name in ("date_format", "time_format"):
             chosen = r.field(name)
             sent[name] = (r.field(f"{name}_custom") if chosen == CUSTOM else chosen).strip()
-        week = _int(r.field("start_of_week"))
+        week = number(r.field("start_of_week"), None)
         sent["start_of_week"] = week if week is not None else r.field("start_of_week")
         change = Change(sent)
         change.rest_if_changed("title", sent["blogname"], shown["blogname"])
@@ -335,7 +324,7 @@ class GeneralSettings(OptionsScreen):
         if offset is not None:
             change.rest["timezone"] = ""
             change.options["gmt_offset"] = offset
-        elif chosen in _zone_names():
+        elif chosen in zone_names():
             change.rest["timezone"] = chosen
         else:
             change.errors["timezone_string"] = BAD_ZONE
@@ -386,9 +375,9 @@ class ReadingSettings(OptionsScreen):
                 for row in rows]
 
     def read(self, r: AdminRequest, shown: dict[str, Any]) -> Change:
-        sent: dict[str, Any] = {"show_on_front": r.field("show_on_front"), "page_on_front": _int(r.field("page_on_front")) or 0,
-                                "page_for_posts": _int(r.field("page_for_posts")) or 0}
-        per_page = _int(r.field("posts_per_page"))
+        sent: dict[str, Any] = {"show_on_front": r.field("show_on_front"), "page_on_front": number(r.field("page_on_front"), None) or 0,
+                                "page_for_posts": number(r.field("page_for_posts"), None) or 0}
+        per_page = number(r.field("posts_per_page"), None)
         sent["posts_per_page"] = per_page if per_page is not None else r.field("posts_per_page")
         change = Change(sent)
         if sent["show_on_front"] not in ("posts", "page"):
@@ -505,7 +494,7 @@ class CalendarSettings(OptionsScreen):
         found["viewOption"] = found["viewOption"] if found["viewOption"] in VIEWS else CAL_DEFAULTS["viewOption"]
         for name in ("tribe_events_timezones_show_zone", "cal_currency_reverse_position", COMPAT_OPTION):
             found[name] = _on(stored.get(name))
-        found["events_max_per_page"] = _int(str(found["events_max_per_page"])) or CAL_DEFAULTS["events_max_per_page"]
+        found["events_max_per_page"] = number(str(found["events_max_per_page"]), None) or CAL_DEFAULTS["events_max_per_page"]
         for name in TEXT_OPTIONS:
             found[name] = str(stored.get(name) or "")
         found["cal_currency_symbol"] = str(found["cal_currency_symbol"])
@@ -516,8 +505,8 @@ class CalendarSettings(OptionsScreen):
         stored = _stored(r, CALENDAR_OPTIONS)
         sent: dict[str, Any] = {"viewOption": r.field("viewOption")}
         for name in ("posts_per_page", "events_max_per_page"):
-            number = _int(r.field(name))
-            sent[name] = number if number is not None else r.field(name)
+            given = number(r.field(name), None)
+            sent[name] = given if given is not None else r.field(name)
         for name in ("tribe_events_timezones_show_zone", "cal_currency_reverse_position", COMPAT_OPTION):
             sent[name] = _flag(r, name)
         for name in TEXT_OPTIONS:  # separators keep their spaces

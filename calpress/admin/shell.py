@@ -34,6 +34,7 @@ from ..rest.errors import RestError
 from ..rest.request import parse_query, read_chunks
 from .api import AdminApi
 from .assets import asset_url, installed
+from .values import number
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -46,6 +47,7 @@ LOGOUT_ACTION = "log-out"
 NOT_ALLOWED = "Sorry, you are not allowed to access this page."
 EXPIRED = "The link you followed has expired."
 FORM_BYTES = 2 * 1024 * 1024  # a form without files (the event editor's is a few KB)
+PER_PAGE_DEFAULT, PER_PAGE_MAX = 20, 100  # a list's items per page (the REST collections' own limit)
 
 templates = Environment(loader=PackageLoader("calpress", "templates"), autoescape=select_autoescape(["html"]),
                         trim_blocks=True, lstrip_blocks=True)
@@ -67,6 +69,7 @@ class Screen:
 
     file: str = ""
     capability: str = "read"
+    refusal: str = NOT_ALLOWED  # what a user without the capability is told (403)
 
     def required(self, r: AdminRequest) -> str:
         return self.capability
@@ -171,6 +174,34 @@ class AdminRequest:
             value = value[-1] if value else None
         return default if value is None else str(value)
 
+    # -- the user's screen preferences (WordPress's user options: items per page, view mode) -----
+
+    def preference(self, key: str, default: Any = None) -> Any:
+        return (self.user.meta or {}).get(key, default)
+
+    def remember(self, **values: Any) -> None:
+        """Keep screen preferences in the user's meta (written only when they change)."""
+        meta = dict(self.user.meta or {})
+        if all(meta.get(key) == value for key, value in values.items()):
+            return
+        from ..auth import users as user_store
+
+        with self.site.write() as conn:
+            self.user = user_store.update_user(conn, self.user.id, {"meta": {**meta, **values}})
+
+    def per_page(self, key: str) -> int:
+        """The items a list shows per page for this user (Screen Options), 1 to 100, default 20."""
+        return max(1, min(PER_PAGE_MAX, number(self.preference(key), PER_PAGE_DEFAULT)))
+
+    def take_screen_options(self, key: str) -> bool:
+        """When the form posted is Screen Options: check its nonce, keep its items per page under
+        ``key`` and say so (the caller redirects back)."""
+        if not self.field("screen_options"):
+            return False
+        self.verify("screen-options")
+        self.remember(**{key: max(1, min(PER_PAGE_MAX, number(self.field("per_page"), PER_PAGE_DEFAULT)))})
+        return True
+
     def nonce(self, action: str) -> str:
         return sessions.create_nonce(self.calpress.settings.secret_key, action, self.user.id, self.session.token)
 
@@ -267,7 +298,7 @@ class Workspace:
         r = AdminRequest(self.calpress, req, resp, user, session, screen, self.calpress.origin(req))
         try:
             if not r.can(screen.required(r)):
-                raise Forbidden()
+                raise Forbidden(screen.refusal)
             handler = screen.get if method == "get" else screen.post
             if handler is None:
                 raise falcon.HTTPMethodNotAllowed(["GET", "HEAD"])

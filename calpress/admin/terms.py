@@ -26,6 +26,7 @@ from ..content.taxonomies import DEFAULT_CATEGORY_ID
 from .api import Answer
 from .content import TYPES
 from .shell import AdminRequest, Forbidden, Screen
+from .values import number
 
 __all__ = ["SCREENS", "TermScreen", "TermsScreen"]
 
@@ -49,13 +50,6 @@ class TermRef:
 
     taxonomy: str
     id: int
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return 0
 
 
 def _text(value: Any) -> str:
@@ -119,7 +113,7 @@ def tree(terms: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
     known = {term["id"] for term in terms}
     children: dict[int, list[dict[str, Any]]] = {}
     for term in terms:
-        parent = _int(term.get("parent"))
+        parent = number(term.get("parent"))
         children.setdefault(parent if parent in known else 0, []).append(term)
     out: list[tuple[int, dict[str, Any]]] = []
     seen: set[int] = set()
@@ -141,7 +135,7 @@ def descendants(terms: list[dict[str, Any]], term_id: int) -> set[int]:
     below: set[int] = set()
     frontier = {term_id}
     while frontier:
-        frontier = {term["id"] for term in terms if _int(term.get("parent")) in frontier} - below - {term_id}
+        frontier = {term["id"] for term in terms if number(term.get("parent")) in frontier} - below - {term_id}
         below |= frontier
     return below
 
@@ -156,12 +150,12 @@ def form_errors(answer: Answer, name_field: str) -> dict[str, str]:
 
 
 def _notice(r: AdminRequest, names: dict[str, str]) -> None:
-    number = _int(r.param("message"))
-    if number in MESSAGES:
-        text, kind = MESSAGES[number]
+    code = number(r.param("message"))
+    if code in MESSAGES:
+        text, kind = MESSAGES[code]
         r.notice(text.format(singular=names.get("singular_name", "Item"), plural=names.get("name", "Items")),
                  "error" if r.param("error") else kind)
-    failed = _int(r.param("failed"))
+    failed = number(r.param("failed"))
     if failed:
         r.notice(f"{failed} could not be deleted: you may not delete {'it' if failed == 1 else 'them'}, "
                  f"or {'it was' if failed == 1 else 'they were'} already gone.", "error")
@@ -184,9 +178,9 @@ class TermsScreen(Screen):
         post_type = post_type_of(r, taxonomy)
         action = r.param("action")
         if action == "delete" and r.param("tag_ID"):
-            self._delete_one(r, taxonomy, post_type, _int(r.param("tag_ID")))
+            self._delete_one(r, taxonomy, post_type, number(r.param("tag_ID")))
         if action == "edit" and r.param("tag_ID"):
-            r.redirect(r.url("term.php", taxonomy=taxonomy.name, tag_ID=_int(r.param("tag_ID")),
+            r.redirect(r.url("term.php", taxonomy=taxonomy.name, tag_ID=number(r.param("tag_ID")),
                              post_type=post_type if post_type != "post" else None))
         self.show(r, taxonomy, post_type, {}, {})
 
@@ -201,7 +195,7 @@ class TermsScreen(Screen):
         if action in ("", "-1"):
             action = r.field("action2")
         chosen = r.form.get("delete_tags")
-        ids = [_int(value) for value in (chosen if isinstance(chosen, list) else [chosen] if chosen else []) if _int(value)]
+        ids = [number(value) for value in (chosen if isinstance(chosen, list) else [chosen] if chosen else []) if number(value)]
         back = {key: r.field(key) or None for key in ("s", "orderby", "order", "paged")}
         if action != "delete" or not ids:
             r.redirect(list_url(r, taxonomy, post_type, **back))
@@ -221,7 +215,7 @@ class TermsScreen(Screen):
     def _add(self, r: AdminRequest, taxonomy: Any, post_type: str) -> None:
         r.verify("add-tag")
         sent = {"name": r.field("tag-name"), "slug": r.field("slug"), "description": r.field("description"),
-                "parent": _int(r.field("parent"))}
+                "parent": number(r.field("parent"))}
         body: dict[str, Any] = {"name": sent["name"], "slug": sent["slug"], "description": sent["description"]}
         if taxonomy.hierarchical:
             body["parent"] = max(sent["parent"], 0)
@@ -240,7 +234,7 @@ class TermsScreen(Screen):
         r.post_type = post_type
         names = names_of(taxonomy)
         search = r.param("s").strip()
-        page = max(1, _int(r.param("paged")) or 1)
+        page = max(1, number(r.param("paged")) or 1)
         orderby = r.param("orderby") if r.param("orderby") in ORDERBY else "name"
         order = "desc" if r.param("order").lower() == "desc" else "asc"
         everything = all_terms(r, taxonomy) if taxonomy.hierarchical else []
@@ -265,7 +259,7 @@ class TermsScreen(Screen):
                                 order=r.param("order") or None, paged=pages))
         _notice(r, names)
         options = r.site.load_options()
-        default_id = _int(options.get("default_category")) or DEFAULT_CATEGORY_ID
+        default_id = number(options.get("default_category")) or DEFAULT_CATEGORY_ID
         refs = {term["id"]: TermRef(taxonomy.name, term["id"]) for _, term in rows}
         r.render(
             "admin/edit-tags.html", code, title=names.get("name", taxonomy.label), taxonomy=taxonomy, names=names,
@@ -313,7 +307,7 @@ class TermScreen(Screen):
         name = r.param("taxonomy")
         if not name:  # as WordPress, the term alone names its taxonomy
             with r.site.read() as conn:
-                found = term_store.get_term(conn, _int(r.param("tag_ID")))
+                found = term_store.get_term(conn, number(r.param("tag_ID")))
             if found is None:
                 raise Forbidden(MISSING, 404)
             name = found.taxonomy
@@ -329,21 +323,21 @@ class TermScreen(Screen):
 
     def get(self, r: AdminRequest) -> None:
         taxonomy = self._taxonomy(r)
-        term_id = _int(r.param("tag_ID"))
+        term_id = number(r.param("tag_ID"))
         term = self._term(r, taxonomy, term_id)
         names = names_of(taxonomy)
         _notice(r, names)
         values = {"name": _text(term.get("name")), "slug": _text(term.get("slug")), "description": term.get("description") or "",
-                  "parent": _int(term.get("parent"))}
+                  "parent": number(term.get("parent"))}
         self.show(r, taxonomy, term, values, {})
 
     def post(self, r: AdminRequest) -> None:
         taxonomy = self._taxonomy(r)
-        term_id = _int(r.field("tag_ID") or r.param("tag_ID"))
+        term_id = number(r.field("tag_ID") or r.param("tag_ID"))
         r.verify(f"update-tag_{term_id}")
         term = self._term(r, taxonomy, term_id)
         sent = {"name": r.field("name"), "slug": r.field("slug"), "description": r.field("description"),
-                "parent": _int(r.field("parent"))}
+                "parent": number(r.field("parent"))}
         body: dict[str, Any] = {"name": sent["name"], "slug": sent["slug"], "description": sent["description"]}
         errors: dict[str, str] = {}
         if taxonomy.hierarchical:
@@ -378,7 +372,7 @@ class TermScreen(Screen):
             below = descendants(everything, term_id) | {term_id}
             parents = [(depth, found) for depth, found in tree(everything) if found["id"] not in below]
         options = r.site.load_options()
-        default_id = _int(options.get("default_category")) or DEFAULT_CATEGORY_ID
+        default_id = number(options.get("default_category")) or DEFAULT_CATEGORY_ID
         can_delete = r.ctx.can("delete_term", TermRef(taxonomy.name, term_id), default_id)
         r.render(
             "admin/term.html", code, title=names.get("edit_item", "Edit"), taxonomy=taxonomy, names=names, term=term,

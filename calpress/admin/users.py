@@ -17,8 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import html
 import math
-import secrets
-import string
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,9 +27,12 @@ from ..auth import users as user_store
 from ..auth.roles import ROLE_NAMES
 from ..auth.throttle import retry_message
 from ..content import items as item_service
+from ..pages.auth import set_login_cookie
 from ..rest.request import parse_query
 from .api import Answer
 from .shell import AdminRequest, Forbidden, Screen
+from .values import ids as id_list
+from .values import number
 
 __all__ = ["SCREENS", "EditUserScreen", "NewUserScreen", "ProfileScreen", "UsersScreen"]
 
@@ -45,30 +46,12 @@ NOT_EDITABLE = "Sorry, you are not allowed to edit this user."
 MISMATCH = "Passwords do not match. Please enter the same password in both password fields."
 # The types whose published (and private) items the users list counts per user.
 COUNTED_TYPES = (("post", "Posts"), ("cal_events", "Events"))
-# A generated password: wp_generate_password's letters, digits and specials (never a backslash,
-# which the API refuses).
-PASSWORD_CHARACTERS = string.ascii_letters + string.digits + "!@#$%^&*()"
-PASSWORD_LENGTH = 24
-
 # The API's parameter -> the form field that shows it; error codes that name no parameter -> the field.
 FORM_FIELDS = {"username": "user_login", "password": "pass1", "roles": "role", "name": "display_name"}
 CODE_FIELDS = {"existing_user_login": "user_login", "user_login_too_long": "user_login",
                "rest_user_invalid_username": "user_login", "existing_user_email": "email",
                "rest_user_invalid_email": "email", "rest_user_invalid_role": "role", "rest_cannot_edit_roles": "role",
                "rest_user_invalid_password": "pass1"}
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return 0
-
-
-def _ids(value: Any) -> list[int]:
-    """User ids from a ``users[]`` field or query value (one or many), in order, without repeats."""
-    values = value if isinstance(value, list) else [value] if value is not None else []
-    return list(dict.fromkeys(uid for uid in (_int(v) for v in values) if uid > 0))
 
 
 def role_choices() -> list[tuple[str, str]]:
@@ -82,10 +65,6 @@ def form_errors(answer: Answer) -> dict[str, str]:
     if not found:
         found[CODE_FIELDS.get(answer.code, "")] = answer.message
     return found
-
-
-def generate_password() -> str:
-    return "".join(secrets.choice(PASSWORD_CHARACTERS) for _ in range(PASSWORD_LENGTH))
 
 
 def password_setup_mailer(r: AdminRequest) -> Callable[[AdminRequest, int], str] | None:
@@ -141,7 +120,7 @@ class UsersScreen(Screen):
     def _state(self, r: AdminRequest) -> dict[str, Any]:
         """The list's view (role, search, page, order) as the query gives it."""
         orderby = r.param("orderby") if r.param("orderby") in ("login", "name", "email") else "login"
-        return {"role": r.param("role"), "s": r.param("s").strip(), "paged": max(1, _int(r.param("paged")) or 1),
+        return {"role": r.param("role"), "s": r.param("s").strip(), "paged": max(1, number(r.param("paged")) or 1),
                 "orderby": orderby, "order": "desc" if r.param("order").lower() == "desc" else "asc"}
 
     def _list(self, r: AdminRequest) -> None:
@@ -165,7 +144,8 @@ class UsersScreen(Screen):
         r.render("admin/users.html", title="Users", rows=rows, views=self._views(r, state["role"]), state=state,
                  total=total, pages=pages, counts=self._counts(r, rows), counted=self._counted_types(r),
                  role_names=ROLE_NAMES, roles=role_choices(), bulk_nonce=r.nonce(BULK),
-                 row_actions=lambda row: self._row_actions(r, row))
+                 row_actions=lambda row: self._row_actions(r, row),
+                 page_url=lambda n: r.url("users.php", **{**state, "paged": n if n > 1 else None}))
 
     @staticmethod
     def _views(r: AdminRequest, current: str) -> list[dict[str, Any]]:
@@ -205,13 +185,13 @@ class UsersScreen(Screen):
     @staticmethod
     def _notices(r: AdminRequest) -> None:
         update = r.param("update")
-        count = _int(r.param("delete_count"))
+        count = number(r.param("delete_count"))
         if update in ("del", "err_admin_del") and (update == "del" or count):
             r.notice("User deleted." if count == 1 else f"{count} users deleted.")
         if update == "err_admin_del":
             r.notice("You cannot delete the current user.", "error")
         elif update == "add":
-            uid = _int(r.param("id"))
+            uid = number(r.param("id"))
             editable = uid and r.can("edit_user", uid)
             r.notice("New user created.", "success", edit_link(r, uid) if editable else "", "Edit user" if editable else "")
         elif update == "promote":
@@ -232,7 +212,7 @@ class UsersScreen(Screen):
             return
         r.verify(BULK)
         back = {key: r.field(key) or None for key in ("role", "s", "paged", "orderby", "order")}
-        ids = _ids(r.form.get("users"))
+        ids = id_list(r.form.get("users"))
         action = r.field("action") if r.field("action") not in ("", "-1") else r.field("action2")
         if not ids:
             r.redirect(r.url("users.php", **back))
@@ -266,7 +246,7 @@ class UsersScreen(Screen):
         r.verify(BULK)
         if not r.can("delete_users"):
             raise Forbidden("Sorry, you are not allowed to delete users.")
-        all_ids = _ids(query.get("users")) or _ids(query.get("user"))
+        all_ids = id_list(query.get("users")) or id_list(query.get("user"))
         if not all_ids:
             r.redirect(r.url("users.php"))
         found = r.api.get(USERS, include=",".join(map(str, all_ids)), per_page=100, context="edit",
@@ -290,11 +270,11 @@ class UsersScreen(Screen):
 
     def _delete(self, r: AdminRequest) -> None:
         r.verify(DELETE)
-        ids = _ids(r.form.get("users"))
+        ids = id_list(r.form.get("users"))
         if not ids:
             r.redirect(r.url("users.php"))
         option = r.field("delete_option")
-        heir = _int(r.field("reassign_user"))
+        heir = number(r.field("reassign_user"))
         if option not in ("delete", "reassign") or (option == "reassign" and not heir):
             r.redirect(r.url("users.php", action="delete", **{"users[]": ids}, error="true", _wpnonce=r.nonce(BULK)))
         update, done, errors = "del", 0, []
@@ -349,7 +329,7 @@ class NewUserScreen(Screen):
         if errors:
             self._show(r, values, errors, 400)
             return
-        password = pass1 or generate_password()
+        password = pass1 or user_store.generate_password()
         first, last = values["first_name"], values["last_name"]
         body: dict[str, Any] = {"username": values["user_login"], "email": values["email"], "password": password,
                                 "first_name": first, "last_name": last, "url": values["url"],
@@ -540,13 +520,8 @@ class _UserForm(Screen):
         if fresh is None:
             return
         now = time.time()
-        remember = r.session.expiration - now > sessions.SESSION_LIFETIME
-        cookie, expiration = sessions.make_login_cookie(r.calpress.settings.secret_key, fresh.id, fresh.password_hash,
-                                                        remember=remember, now=now)
-        # Secure when the request or the site's address is https, as the login page sets it.
-        secure = r.origin.startswith("https://") or r.site.site_url(r.site.options(), r.origin).startswith("https://")
-        r.resp.set_cookie(sessions.LOGIN_COOKIE, cookie, max_age=expiration - int(now), path="/", secure=secure,
-                          http_only=True, same_site="Lax")
+        set_login_cookie(r.resp, r.site, r.calpress.settings.secret_key, fresh, r.origin,
+                         remember=r.session.expiration - now > sessions.SESSION_LIFETIME, now=now)
 
     # -- application passwords -----------------------------------------------------------------
 
@@ -613,7 +588,7 @@ class EditUserScreen(_UserForm):
     capability = "read"
 
     def _user_id(self, r: AdminRequest) -> int:
-        user_id = _int(r.param("user_id") or (r.field("user_id") if r.req.method == "POST" else ""))
+        user_id = number(r.param("user_id") or (r.field("user_id") if r.req.method == "POST" else ""))
         if user_id <= 0:
             raise Forbidden(INVALID_ID, 400)
         if user_id == r.user.id:

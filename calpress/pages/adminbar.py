@@ -2,9 +2,8 @@
 site's name to the dashboard, "New" with what the user may create, "Edit <type>" on an item the
 user may edit, and the user's menu (Edit Profile, Log Out with its nonce).
 
-Like the workspace's own bar (admin/menu.py's ``admin_bar``, which needs an AdminRequest), a
-link appears only with its capability and once its screen exists (``admin_files``); the two
-should share one table of "New" entries.
+The workspace's pages show the same bar (admin/menu.py). A link appears only with its capability
+and once its screen exists (``admin_files``).
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ NEW_ENTRIES: tuple[tuple[str, str, tuple[tuple[str, str], ...], str], ...] = (
 
 @dataclass
 class AdminBar:
+    home: str  # the public site
     dashboard: str
     name: str
     logout: str
@@ -62,6 +62,7 @@ def admin_bar(ctx: Context, session: sessions.Session, secret_key: str, origin: 
 
     nonce = sessions.create_nonce(secret_key, LOGOUT_ACTION, user.id, session.token)
     bar = AdminBar(
+        home=origin + "/",
         dashboard=origin + ADMIN,
         name=user.display_name or user.login,
         logout=f"{origin}{LOGIN}?action=logout&_wpnonce={nonce}",

@@ -217,21 +217,8 @@ class Pages:
         if error or user is None:
             render(resp, "login.html", 200, **self.context(req, "Log In"), action=LOGIN_PATH, redirect_to=redirect_to, login=login, error=error, message="")
             return
-        cookie, expiration = sessions.make_login_cookie(
-            self.secret, user.id, user.password_hash, remember=fields.get("rememberme") == "forever"
-        )
-        # Secure when the request or the site's address is https (a proxy may end TLS in front).
         origin = self.calpress.origin(req)
-        secure = origin.startswith("https://") or self.site.site_url(self.site.options(), origin).startswith("https://")
-        resp.set_cookie(
-            sessions.LOGIN_COOKIE,
-            cookie,
-            max_age=expiration - int(time.time()),
-            path="/",
-            secure=secure,
-            http_only=True,
-            same_site="Lax",
-        )
+        set_login_cookie(resp, self.site, self.secret, user, origin, remember=fields.get("rememberme") == "forever")
         raise falcon.HTTPFound(_local_redirect(redirect_to, (origin, self.site.home_url(self.site.options(), origin))))
 
     # -- lost password --------------------------------------------------------------------------
@@ -502,6 +489,17 @@ def deliver_reset_link(calpress: Calpress, user: User, key: str, origin: str, *,
                                         requester_ip=requester_ip, by_administrator=by_administrator)
     mail.send(calpress.settings, user.email, message.subject, message.body, home=site.home_url(options, origin))
     return True
+
+
+def set_login_cookie(resp: falcon.Response, site: Any, secret: str, user: User, origin: str, *, remember: bool,
+                     now: float | None = None) -> None:
+    """Log ``user`` in on this browser: the signed login cookie, HttpOnly and SameSite=Lax, Secure
+    when the request or the site's address is https (a proxy may end TLS in front)."""
+    now = time.time() if now is None else now
+    cookie, expiration = sessions.make_login_cookie(secret, user.id, user.password_hash, remember=remember, now=now)
+    secure = origin.startswith("https://") or site.site_url(site.options(), origin).startswith("https://")
+    resp.set_cookie(sessions.LOGIN_COOKIE, cookie, max_age=expiration - int(now), path="/", secure=secure,
+                    http_only=True, same_site="Lax")
 
 
 def message_page(resp: falcon.Response, pages: Pages, req: falcon.Request, title: str, message: str, status: int, *, link_url: str = "", link_text: str = "") -> None:

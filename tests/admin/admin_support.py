@@ -6,11 +6,27 @@ from __future__ import annotations
 import re
 from html import unescape
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def location(answer: Any) -> str:
+    """Where a change sent the browser (post/redirect/get)."""
+    assert answer.status_code in (302, 303), (answer.status_code, answer.text[:800])
+    return answer.headers["location"]
+
+
+def query_of(url: str) -> dict[str, str]:
+    """An address's query, the last value of each name."""
+    return {key: values[-1] for key, values in parse_qs(urlsplit(url).query).items()}
+
+
+def query_lists(url: str) -> dict[str, list[str]]:
+    """An address's query, every value of each name."""
+    return parse_qs(urlsplit(url).query)
 
 
 class Browser:

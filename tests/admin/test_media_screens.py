@@ -11,10 +11,10 @@ from __future__ import annotations
 import io
 import re
 from html import unescape
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
-from admin_support import Browser
+from admin_support import Browser, location, query_lists
 from PIL import Image
 
 from calpress.admin.assets import installed
@@ -30,15 +30,6 @@ def png(size: tuple[int, int] = (64, 48), color: str = "teal") -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", size, color).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def location(answer) -> str:
-    assert answer.status_code in (302, 303), (answer.status_code, answer.text[:800])
-    return answer.headers["location"]
-
-
-def query_of(url: str) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(url).query)
 
 
 def multipart(fields: dict[str, str], files: list[tuple[str, bytes, str]], field: str = "async-upload") -> bytes:
@@ -122,7 +113,7 @@ def test_upload_two_images_and_a_pdf_without_javascript(as_role, client, admin, 
     assert set(by_title) == {"Café été", "harbour", "programme"}
     assert by_title["Café été"]["filename"] == "cafe-ete.png"
     assert by_title["harbour"]["media_details"]["width"] == 80
-    assert sorted(int(i) for i in query_of(target)["uploaded"][0].split(",")) == sorted(stored)
+    assert sorted(int(i) for i in query_lists(target)["uploaded"][0].split(",")) == sorted(stored)
     assert len(list(app.site.storage.keys())) >= 3
     # The library says what was stored (each linked to its details) and what was refused, and why.
     library = author.get(target).text
@@ -240,8 +231,8 @@ def test_rotate_flip_and_crop_make_a_new_attachment(as_role, client, admin, app)
     assert fields["rotate"] == ""
     answer = author.post(path, {**fields, "rotate": "90"})
     target = location(answer)
-    new_id = int(query_of(target)["item"][0])
-    assert new_id != item["id"] and query_of(target)["edited"] == [str(item["id"])]
+    new_id = int(query_lists(target)["item"][0])
+    assert new_id != item["id"] and query_lists(target)["edited"] == [str(item["id"])]
     rotated = client.get(f"{MEDIA}/{new_id}", user=admin, params={"context": "edit"}).json
     assert (rotated["media_details"]["width"], rotated["media_details"]["height"]) == (48, 64)
     assert rotated["alt_text"] == "The quay" and rotated["author"] == author.account.id
@@ -253,7 +244,7 @@ def test_rotate_flip_and_crop_make_a_new_attachment(as_role, client, admin, app)
     # Flip and crop: half the width, the whole height.
     answer = author.post(path, {**fields, "flip_horizontal": "1", "crop_left": "50", "crop_top": "0", "crop_width": "50",
                                 "crop_height": "100"})
-    cropped = client.get(f"{MEDIA}/{int(query_of(location(answer))['item'][0])}", user=admin, params={"context": "edit"}).json
+    cropped = client.get(f"{MEDIA}/{int(query_lists(location(answer))['item'][0])}", user=admin, params={"context": "edit"}).json
     assert (cropped["media_details"]["width"], cropped["media_details"]["height"]) == (32, 48)
     key = app.site.storage.key_of(cropped["source_url"])
     with app.site.storage.open(key) as stream, Image.open(stream) as image:
@@ -340,7 +331,7 @@ def test_delete_permanently_from_the_row_the_item_and_in_bulk(as_role, client, a
     fields.update({"action": "delete", "media[]": [str(third["id"]), str(fourth["id"])]})
     assert author.post("/wp-admin/upload.php", {**fields, "_wpnonce": "nope"}).status_code == 403
     target = location(author.post("/wp-admin/upload.php", fields))
-    assert query_of(target) == {"mode": ["grid"], "deleted": ["2"]}
+    assert query_lists(target) == {"mode": ["grid"], "deleted": ["2"]}
     assert "2 media files permanently deleted." in author.get(target).text
     assert media(client, admin) == []
     assert not set(app.site.storage.keys()) & keys

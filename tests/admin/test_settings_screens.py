@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from admin_support import location
 from cal_support import make_event
 
 GENERAL = "/wp-admin/options-general.php"
@@ -15,11 +16,6 @@ READING = "/wp-admin/options-reading.php"
 DISCUSSION = "/wp-admin/options-discussion.php"
 CALENDAR = "/wp-admin/cal-settings"
 SAVED = "Settings saved."
-
-
-def location(answer) -> str:
-    assert answer.status_code in (302, 303), (answer.status_code, answer.text[:800])
-    return answer.headers["location"]
 
 
 def save(browser, path: str, form_id: str, **changes):

@@ -6,24 +6,14 @@ do what exactly as the API decides; every change read back through the REST API.
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
 
-from admin_support import fields_of
+from admin_support import fields_of, location, query_of
 from cal_support import make_event
 
 CATEGORIES = "/wp-admin/edit-tags.php?taxonomy=category"
 TAGS = "/wp-admin/edit-tags.php?taxonomy=post_tag"
 EVENT_CATEGORIES = "/wp-admin/edit-tags.php?taxonomy=cal_events_cat&post_type=cal_events"
 EXPIRED = "The link you followed has expired."
-
-
-def location(answer) -> str:
-    assert answer.status_code in (302, 303), (answer.status_code, answer.text[:800])
-    return answer.headers["location"]
-
-
-def query_of(url: str) -> dict[str, str]:
-    return {key: values[-1] for key, values in parse_qs(urlsplit(url).query).items()}
 
 
 def add(browser, path: str, **fields):

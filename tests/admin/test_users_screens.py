@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from html import unescape
 from types import SimpleNamespace
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from admin_support import Browser, fields_of
+from admin_support import Browser, fields_of, location, query_lists
 from appfixtures import free_port
 from mailfixtures import smtp_server
 
@@ -43,15 +42,6 @@ def settings(settings, request):
 @pytest.fixture()
 def dead_mail():
     return True
-
-
-def location(answer) -> str:
-    assert answer.status_code in (302, 303), (answer.status_code, answer.text[:800])
-    return answer.headers["location"]
-
-
-def query_of(url: str) -> dict[str, list[str]]:
-    return parse_qs(urlsplit(url).query)
 
 
 def user_of(client, admin, user_id: int):
@@ -136,7 +126,7 @@ def test_the_list_pages_twenty_users_at_a_time(as_role, make_account):
     assert len(rows_of(first)) == 20 and len(rows_of(second)) == 2
     assert not set(rows_of(first)) & set(rows_of(second))
     assert "Page 1 of 2" in first and 'rel="next"' in first
-    assert query_of(location(browser.get("/wp-admin/users.php?paged=9")))["paged"] == ["2"]
+    assert query_lists(location(browser.get("/wp-admin/users.php?paged=9")))["paged"] == ["2"]
 
 
 def test_row_actions_never_offer_to_delete_oneself(as_role, accounts):
@@ -170,7 +160,7 @@ def test_deleting_a_user_gives_their_content_to_another(as_role, client, admin, 
 
     done = browser.post("/wp-admin/users.php", {**fields, "delete_option": "reassign", "reassign_user": str(editor.id)})
     target = location(done)
-    assert query_of(target)["update"] == ["del"] and query_of(target)["delete_count"] == ["1"]
+    assert query_lists(target)["update"] == ["del"] and query_lists(target)["delete_count"] == ["1"]
     assert "User deleted." in browser.get(target).text
     assert user_of(client, admin, author.id).status_code == 404
     assert client.get(f"/cms/v2/posts/{post['id']}", user=admin).json["author"] == editor.id
@@ -275,8 +265,8 @@ def test_a_new_user_with_a_typed_password(as_role, client, admin):
     form.update({"user_login": "typed", "email": "typed@example.test", "pass1": "a long typed secret",
                  "pass2": "a long typed secret", "role": "editor"})
     target = location(browser.post("/wp-admin/user-new.php", form))
-    assert query_of(target)["update"] == ["add"]
-    user_id = int(query_of(target)["id"][0])
+    assert query_lists(target)["update"] == ["add"]
+    user_id = int(query_lists(target)["id"][0])
     page = browser.get(target).text
     assert "New user created." in page and f'href="/wp-admin/user-edit.php?user_id={user_id}">Edit user</a>' in page
     assert user_of(client, admin, user_id).json["roles"] == ["editor"]
@@ -289,7 +279,7 @@ def test_a_new_user_can_get_a_link_to_set_their_password(as_role, client, admin,
     assert "send_user_notification" not in form  # offered, not ticked
     form.update({"user_login": "linked", "email": "linked@example.test", "send_user_notification": "1"})
     target = location(browser.post("/wp-admin/user-new.php", form))
-    assert query_of(target)["update"] == ["add"] and query_of(target)["mailed"] == ["1"]
+    assert query_lists(target)["update"] == ["add"] and query_lists(target)["mailed"] == ["1"]
     page = browser.get(target).text
     assert "New user created." in page and "A link to set their password was sent to the new user." in page
     received = mailbox.wait(1)[0]

@@ -8,21 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from admin_support import fields_of
+from admin_support import fields_of, location, query_of
 
 CAL = "/cal/events/v1"
-
-
-def location(answer) -> str:
-    assert answer.status_code in (302, 303), (answer.status_code, answer.text[:500])
-    return answer.headers["location"]
-
-
-def query_of(url: str) -> dict[str, str]:
-    return {key: values[-1] for key, values in parse_qs(urlsplit(url).query).items()}
 
 
 # -- the shell ------------------------------------------------------------------------------------

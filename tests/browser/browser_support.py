@@ -1,4 +1,5 @@
-"""What the workspace's browser tests share: one real server per module with a user per role, a
+"""What the browser tests share: Chromium (Debian's, driven by Playwright) and its flags, where
+screenshots go, and for the workspace's tests one real server per module with a user per role, a
 Chromium page per test, logging in through the form, and the check every screen passes: axe-core
 (the npm package, tests/js) reports no serious or critical violation, the page has no console
 error, it does not scroll sideways at 390 pixels, and it is captured at 1280 and 390 pixels wide

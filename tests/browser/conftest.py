@@ -1,3 +1,3 @@
-"""The browser tests' shared fixtures: the workspace's (workspace_support.py)."""
+"""The browser tests' shared fixtures: the workspace's (browser_support.py)."""
 
-from workspace_support import chromium, visit, workspace_site  # noqa: F401 - fixtures for the workspace's tests
+from browser_support import chromium, visit, workspace_site  # noqa: F401 - fixtures for the workspace's tests

@@ -3,19 +3,14 @@ or reject, and the redirect carries a working application password."""
 
 from __future__ import annotations
 
-import shutil
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
+from browser_support import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 
 
 @pytest.fixture()

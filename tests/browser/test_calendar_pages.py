@@ -10,25 +10,16 @@ import calendar
 import datetime as dt
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
 from appfixtures import serving_with_admin
+from browser_support import CHROMIUM, CHROMIUM_ARGS, NARROW, SCREENSHOTS, WIDE
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "test-output" / "screenshots"
-WIDE, NARROW = 1280, 390
 PRIVATE_TITLE = "Secret Rehearsal"
 
 

@@ -8,7 +8,6 @@ on either side. And a draft's embed page answers 404."""
 from __future__ import annotations
 
 import re
-import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,14 +17,10 @@ from typing import Any
 import httpx
 import pytest
 from appfixtures import serving_with_admin
+from browser_support import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 TITLE = "Autumn Orchestra Season"
 BODY = (
     "<p>The orchestra opens its autumn season with three evenings of symphonies, a family matinee "

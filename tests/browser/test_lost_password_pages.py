@@ -10,23 +10,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from appfixtures import serving
+from appfixtures import migrated_sqlite, serving
+from browser_support import Visit, chromium  # noqa: F401 - chromium is a fixture
 from mailfixtures import smtp_server
-from workspace_support import Visit, chromium  # noqa: F401 - chromium is a fixture
-
-from calpress.store import db as store_db
 
 
 @pytest.fixture(scope="module")
 def mailing_site(tmp_path_factory) -> Iterator[tuple[Any, Any]]:
     folder = tmp_path_factory.mktemp("lostpassword")
-    db_url = f"sqlite:///{folder / 'calpress.sqlite3'}"
-    engine = store_db.create_engine(db_url)
-    try:
-        store_db.upgrade(engine)
-    finally:
-        engine.dispose()
-    with smtp_server() as box, serving(db_url, folder, smtp_url=box.url) as server:
+    with smtp_server() as box, serving(migrated_sqlite(folder), folder, smtp_url=box.url) as server:
         server.cli("user", "create", "ana", "ana@example.test", "--role=administrator", "--user_pass=old secret")
         server.cli("post", "create", "--post_title=Hello", "--post_status=publish", "--user=ana")
         yield server, box

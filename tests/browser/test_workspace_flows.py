@@ -1,6 +1,6 @@
 """The editors' workspace in headless Chromium against a real server (issue 30): the flows of the
 people who run a calendar, per role, each screen checked with axe-core and captured at 1280 and
-390 pixels (workspace_support.py). What each flow saved is read back through the REST API."""
+390 pixels (browser_support.py). What each flow saved is read back through the REST API."""
 
 from __future__ import annotations
 

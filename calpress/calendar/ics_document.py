@@ -1,6 +1,6 @@
 """An iCalendar document as text: decoded (UTF-8, UTF-16 with its BOM, else Windows-1252 with a
-warning), unfolded, and cut into its VEVENT and VTIMEZONE blocks, each of which
-:mod:`.ics_import` then parses on its own with icalendar, a UID group at a time. A document that
+warning), unfolded, and cut into its VEVENT and VTIMEZONE blocks, each parsed on its own with icalendar:
+the VEVENTs by :mod:`.ics_import`, a UID group at a time, the VTIMEZONEs by :mod:`.ics_feed_zones`. A document that
 is not iCalendar at all raises :class:`FeedError`; what is broken inside it is dropped with a
 warning naming it, so one bad component (even one whose BEGIN and END do not pair up, see
 :func:`split`) does not cost the rest.

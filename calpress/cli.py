@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from .cli_format import print_report
 from .cli_site import (
     CliError,
     _locate,
@@ -52,6 +53,7 @@ from .cli_site import (
     first_user_hint,
 )
 from .config import SETTINGS
+from .transfer.reports import feed_lines
 
 
 def _global_options(parser: argparse.ArgumentParser) -> None:
@@ -403,22 +405,9 @@ def _print_run(source: str, run: Any, porcelain: bool) -> int:
     if porcelain:
         print(run.record_id)
         return 0 if run.state != "failed" else 1
-    for warning in run.warnings:
-        print(f"Warning: {warning}", file=sys.stderr)
-    for key, reason in run.problems.items():
-        print(f"Warning: event {key} was not imported: {reason}", file=sys.stderr)
-    if run.vanished:
-        verb = "Moved to the trash" if run.removed else "No longer in the feed (kept; --remove-missing trashes them)"
-        print(f"{verb}: events {', '.join(map(str, run.vanished))}")
-    if run.state == "failed" or run.error:
-        print(f"Error: Import {run.record_id} of {source} failed: {run.error}", file=sys.stderr)
-        return 1
-    # Skipped: unchanged events, and the feed's events that were not imported (see the warnings).
-    dropped = run.left_out + len(run.problems)
-    note = f" ({dropped} not imported: see the warnings above)" if dropped else ""
-    print(f"Success: Imported {source} (record {run.record_id}): {len(run.created)} created, "
-          f"{len(run.updated)} updated, {len(run.skipped) + dropped} skipped{note}.")
-    return 0
+    outcome = feed_lines(run, source, kept="kept; --remove-missing trashes them")
+    print_report(outcome)
+    return 0 if outcome.state == "success" else 1
 
 
 def _bar(label: str, quiet: bool) -> tuple[Any, Any]:

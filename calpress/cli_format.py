@@ -191,3 +191,9 @@ def _yaml_item(row: dict[str, Any], first: str) -> str:
     lines = [f"{first if index == 0 else indent}{_yaml_key(name)}: {yaml_scalar(value)}"
              for index, (name, value) in enumerate(row.items())]
     return "\n".join(lines)
+
+
+def print_report(outcome: Any) -> None:
+    """An import's report (transfer/reports.py): warnings and errors on stderr, the rest on stdout."""
+    for line in outcome.lines:
+        print(line.text, file=sys.stderr if line.to_stderr else sys.stdout)

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from .cli_content import add_command, run_with_app
+from .cli_format import print_report
 from .cli_site import CliError
-
-SUMMARY_KINDS = ("user", "term", "post", "page", "attachment", "cal_venue", "cal_organizer", "cal_events", "comment")
+from .transfer.reports import wxr_lines
 
 
 def _byte_bar(label: str, total: int, quiet: bool) -> tuple[Callable[[int], None], Callable[[], None]]:
@@ -48,22 +48,9 @@ def cmd_import_wxr(args: argparse.Namespace) -> int:
                                  fetch_attachments="attachment" not in skip, source=str(path.resolve()),
                                  progress=update, log=log)
         finish()
-        if not args.verbose:
-            for line in summary.problems:
-                print(f"Warning: {line}", file=sys.stderr)
-        kinds = [k for k in SUMMARY_KINDS if k in summary.counts] + sorted(set(summary.counts) - set(SUMMARY_KINDS))
-        for kind in kinds:
-            counts = summary.counts[kind]
-            print(f"{kind}: {counts['created']} created, {counts['skipped']} skipped, {counts['failed']} failed")
-        if summary.error:
-            print(f"Error: {summary.error}. What was read before it was imported; the rest was not.", file=sys.stderr)
-            return 1
-        if summary.failed:
-            print(f"Error: Imported {args.file} with {summary.failed} failure(s) (see the warnings above); "
-                  "running it again after a fix adds only what is missing.", file=sys.stderr)
-            return 1
-        print(f"Success: Imported {args.file}.")
-        return 0
+        outcome = wxr_lines(summary, args.file, warnings=not args.verbose)
+        print_report(outcome)
+        return 0 if outcome.state == "success" else 1
 
     return run_with_app(args, run)
 

@@ -440,6 +440,13 @@ class CommentsController:
                 changes[column] = str(request.get_param(name))
         if request.get_param("status") is not None:
             changes.update(_status_change(comment, str(request.get_param("status"))))
+        # A new date, as the reference's prepare_item_for_database: ``date`` in the site's zone,
+        # ``date_gmt`` in UTC (the latter wins when both are given).
+        for name, is_utc in (("date", False), ("date_gmt", True)):
+            parsed = parse_rest_date(request.get_param(name)) if isinstance(request.get_param(name), str) else None
+            if parsed is not None:
+                changes["date_local"], changes["date_utc"] = item_service.input_date(
+                    parsed, is_utc=is_utc, zone=context_of(request).zone)
         with self.site.write() as conn:
             if request.get_param("post") is not None:
                 target = item_service.get_item(conn, int(request.get_param("post")))

@@ -128,6 +128,17 @@ def test_edit_context_and_moderation_rights(client, accounts, admin):
     assert edited.status_code == 200 and edited.json["content"]["raw"] == "Edited"
 
 
+def test_an_update_moves_the_date_in_the_site_zone_or_in_utc(client, app, admin):
+    set_option(app, "timezone_string", "Europe/Paris")
+    post_id = post(client, admin)
+    created = client.post(COMMENTS, user=admin, json={"post": post_id, "content": "Dated"}).json
+    moved = client.post(f"{COMMENTS}/{created['id']}", user=admin, json={"date": "2020-02-03T04:05:00"}).json
+    assert (moved["date"], moved["date_gmt"]) == ("2020-02-03T04:05:00", "2020-02-03T03:05:00")
+    moved = client.post(f"{COMMENTS}/{created['id']}", user=admin, json={"date_gmt": "2021-07-01T10:00:00"}).json
+    assert (moved["date"], moved["date_gmt"]) == ("2021-07-01T12:00:00", "2021-07-01T10:00:00")
+    assert client.get(f"{COMMENTS}/{created['id']}").json["date"] == "2021-07-01T12:00:00"
+
+
 def test_delete_trashes_then_410_and_force_deletes(client, app, accounts, admin):
     post_id = post(client, admin)
     created = client.post(COMMENTS, user=admin, json={"post": post_id, "content": "Bye"}).json

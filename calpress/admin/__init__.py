@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import calendar as _calendar  # noqa: F401 - registers the calendar's types
-from . import media, settings, terms, users
+from . import comments, media, revisions, settings, terms, users
 from .assets import ASSETS_PATH, AdminAssets
 from .content import (
     EditScreen,
@@ -43,6 +43,8 @@ __all__ = ["ADMIN", "ASSETS_PATH", "SCREENS", "AdminAssets", "Panel", "Screen", 
 
 register_type(TypeAdmin("post", filters=[month_filter("post"), term_filter("category", "All Categories", "categories")]))
 register_type(TypeAdmin("page", default_orderby="title", default_order="asc", filters=[month_filter("page")]))
+# Synced patterns (reusable blocks), written in the block editor like posts (Appearance, Patterns).
+register_type(TypeAdmin("wp_block", default_orderby="title", default_order="asc"))
 
 # The calendar's settings answer at edit.php?post_type=cal_events&page=cal-events-calendar, as The
 # Events Calendar's do, and at their own file name.
@@ -50,7 +52,7 @@ register_subpage("cal_events", settings.CAL_SETTINGS_PAGE,
                  next(screen for screen in settings.SCREENS if isinstance(screen, settings.CalendarSettings)))
 
 SCREENS: list[Screen] = [Dashboard(), EditScreen(), NewScreen(), ItemScreen(), *media.SCREENS, *terms.SCREENS,
-                         *users.SCREENS, *settings.SCREENS]
+                         *users.SCREENS, *settings.SCREENS, *revisions.SCREENS, *comments.SCREENS]
 
 
 def build_workspace(calpress: Calpress) -> Workspace:

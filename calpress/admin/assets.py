@@ -2,7 +2,9 @@
 (``calpress/static/admin/``), and the browser libraries npm installs from
 ``calpress/admin/vendor/package.json`` and its lock file (``npm ci`` by scripts/serve and
 scripts/test, into the ignored ``node_modules``): flatpickr (date-time pickers), Tom Select
-(searchable selects that can add an entry) and Dropzone (drag-and-drop uploads with progress).
+(searchable selects that can add an entry), Dropzone (drag-and-drop uploads with progress) and
+the block editor (Gutenberg's browser build from ``@automattic/isolated-block-editor``, on React
+18's).
 Only the files named in :data:`VENDOR_FILES` are served, gzip-compressed for clients that take
 it, cached a year (their addresses carry the installed version). Every form works without them:
 a page includes a library only when it is installed (:func:`installed`).
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import falcon
 
-__all__ = ["ASSETS_PATH", "VENDOR_FILES", "AdminAssets", "asset_url", "installed"]
+__all__ = ["ASSETS_PATH", "BLOCK_EDITOR_SCRIPTS", "BLOCK_EDITOR_STYLES", "VENDOR_FILES", "AdminAssets", "asset_url", "block_editor_installed", "installed"]
 
 ASSETS_PATH = "/wp-admin/assets"
 _OWN = Path(__file__).resolve().parent.parent / "static" / "admin"
@@ -31,7 +33,16 @@ VENDOR_FILES: dict[str, tuple[str, str]] = {
     "tom-select.css": ("tom-select", "dist/css/tom-select.default.min.css"),
     "dropzone.js": ("dropzone", "dist/dropzone-min.js"),
     "dropzone.css": ("dropzone", "dist/dropzone.css"),
+    # The block editor: React 18's browser build, then Gutenberg's (editor screens only).
+    "react.js": ("react", "umd/react.production.min.js"),
+    "react-dom.js": ("react-dom", "umd/react-dom.production.min.js"),
+    "block-editor.js": ("@automattic/isolated-block-editor", "build-browser/isolated-block-editor.js"),
+    "block-editor-core.css": ("@automattic/isolated-block-editor", "build-browser/core.css"),
+    "block-editor.css": ("@automattic/isolated-block-editor", "build-browser/isolated-block-editor.css"),
 }
+# What an editor screen loads, in order, when every file is installed.
+BLOCK_EDITOR_SCRIPTS = ("react.js", "react-dom.js", "block-editor.js")
+BLOCK_EDITOR_STYLES = ("block-editor-core.css", "block-editor.css")
 _TYPES = {".js": "text/javascript; charset=UTF-8", ".css": "text/css; charset=UTF-8"}
 
 
@@ -41,6 +52,11 @@ def _version(package: str) -> str | None:
         return str(json.loads((_VENDOR / package / "package.json").read_text())["version"])
     except (OSError, ValueError, KeyError):
         return None
+
+
+def block_editor_installed() -> bool:
+    """Whether every file of the block editor is installed."""
+    return all(installed(name) for name in (*BLOCK_EDITOR_SCRIPTS, *BLOCK_EDITOR_STYLES))
 
 
 def installed(name: str) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 from ..auth import users as user_store
 from ..content import items as item_service
 from ..content.types import type_labels
+from . import writing
 from .api import Answer
 from .shell import AdminRequest, Forbidden, Screen
 from .values import number, text_of
@@ -457,6 +458,18 @@ class ItemScreen(Screen):
             listed = kind.name if kind.name != "post" else None
             key = {"trash": "trashed", "untrash": "untrashed", "delete": "deleted"}[action]
             r.redirect(r.url("edit.php", post_type=listed, **{key: done or None, "error": errors or None}))
+        if r.param("get-post-lock") == "1":  # "Take over" on the locked item's page
+            r.verify(f"lock-post_{item_id}")
+            writing.take_lock(r, item_id)
+            r.redirect(r.url("post.php", post=item_id, action="edit"))
+        holder = writing.lock_holder(r, item_id)
+        if holder is not None:
+            show_locked(r, kind, item_id, item, holder[1])
+            return
+        writing.take_lock(r, item_id)
+        restored = writing.restored_notice(r, kind.name, item_id)
+        if restored:
+            r.notice(restored)
         message = number(r.param("message"))
         if message in MESSAGES:
             singular = labels(kind).get("singular_name", "Item")
@@ -467,8 +480,19 @@ class ItemScreen(Screen):
 
     def post(self, r: AdminRequest) -> None:
         item_id = number(r.field("post_ID") or r.param("post"))
-        kind, _ = self._item(r, item_id)
+        kind, item = self._item(r, item_id)
         r.verify(f"update-post_{item_id}")
+        if r.field("action") == "refresh-lock":  # the open editor's heartbeat (editor.js)
+            r.json(writing.refresh_lock(r, item_id))
+            return
+        holder = writing.lock_holder(r, item_id)
+        if holder is not None:  # someone took the item over: never overwrite their work silently
+            r.notice(f"{holder[1]} is currently editing this {labels(kind).get('singular_name', 'item').lower()}: "
+                     "your changes were not saved. Copy them, or take over the item and save again.", "error")
+            show_editor(r, kind, item_id, item, {}, _sent_back(r, common_fields(r, kind, item_id, item.get("status", ""))),
+                        409)
+            return
+        writing.take_lock(r, item_id)
         save_from_form(r, kind, item_id)
 
 
@@ -484,13 +508,38 @@ def show_editor(r: AdminRequest, kind: Any, item_id: int | None, item: dict[str,
     can_publish = r.can(kind.caps["publish_posts"])
     current = (item or {}).get("status", "auto-draft")
     title = (names.get("edit_item", f"Edit {kind.singular}") if item_id else names.get("add_new_item", f"Add New {kind.singular}"))
-    r.render("admin/editor.html", status, title=title, kind=kind, names=names, admin=admin, item=item or {}, item_id=item_id,
+    editor = writing.block_editor(r, kind, item_id, admin_shows_content(kind))
+    autosave = writing.newer_autosave(r, kind, item_id, item) if item_id and item and sent is None else None
+    if autosave is not None:
+        r.notice("There is an autosave of this post that is more recent than the version below.", "warning",
+                 r.url("revision.php", revision=autosave["id"]), "View the autosave")
+    r.render("admin/editor.html", status, title=title, block_editor=editor,
+             scripts=editor["scripts"] if editor else [], styles=editor["styles"] if editor else [],
+             preview=writing.preview_link(item or {}), revisions=_revisions(r, kind, item_id), kind=kind, names=names, admin=admin, item=item or {}, item_id=item_id,
              values=values, errors=errors, can_publish=can_publish, current=current, status_name=STATUS_NAMES,
              taxonomies=_terms_of(r, kind), authors=_authors(r, kind),
              panels=[(panel, panel.values(r, item if sent is None else None) if sent is None else
                       {**panel.values(r, item), **{k: v for k, v in sent.items()}}) for panel in admin.panels],
              nonce=r.nonce(f"update-post_{item_id}" if item_id else f"add-{kind.name}"),
              images=_recent_images(r), pages=_parents(r, kind, item_id))
+
+
+def show_locked(r: AdminRequest, kind: Any, item_id: int, item: dict[str, Any], holder: str) -> None:
+    """The page another user sees while ``holder`` edits the item: go back, preview or take over."""
+    names = labels(kind)
+    r.render("admin/post-locked.html", title=names.get("edit_item", f"Edit {kind.singular}"), kind=kind, holder=holder,
+             singular=names["singular_name"],
+             item=item, back=r.url("edit.php", post_type=kind.name if kind.name != "post" else None),
+             preview=writing.preview_link(item), take_over=r.url("post.php", post=item_id, action="edit",
+                                                                 **{"get-post-lock": 1},
+                                                                 _wpnonce=r.nonce(f"lock-post_{item_id}")))
+
+
+def _revisions(r: AdminRequest, kind: Any, item_id: int | None) -> tuple[int, str] | None:
+    """How many revisions the item has and the address of the newest one's screen, if any."""
+    if not item_id or "revision.php" not in r.calpress.admin_files:
+        return None
+    return writing.revisions_link(r, kind.name, item_id)
 
 
 def _values(item: dict[str, Any] | None, sent: dict[str, Any] | None, bases: dict[str, str]) -> dict[str, Any]:
@@ -534,10 +583,12 @@ def common_fields(r: AdminRequest, kind: Any, item_id: int | None, current: str)
     pressed button means (WordPress's publish box: a contributor's "Submit for Review" is pending)."""
     form = r.form
     body: dict[str, Any] = {"title": r.field("post_title"), "slug": r.field("post_name") or None}
+    # A form sends a textarea's line breaks as CRLF (the HTML rule); the stored markup keeps the
+    # LF the editor wrote, so an unchanged item saves byte for byte as it was.
     if admin_shows_content(kind):
-        body["content"] = r.field("content")
+        body["content"] = r.field("content").replace("\r\n", "\n")
     if kind.has_rest_feature("excerpt"):
-        body["excerpt"] = r.field("excerpt")
+        body["excerpt"] = r.field("excerpt").replace("\r\n", "\n")
     visibility = r.field("visibility", "public")
     body["password"] = r.field("post_password") if visibility == "password" else ""
     can_publish = r.can(kind.caps["publish_posts"])

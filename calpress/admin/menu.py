@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..content import comments as comment_store
 from ..pages.adminbar import AdminBar
 from ..pages.adminbar import admin_bar as public_admin_bar
 
@@ -60,6 +61,9 @@ MENU: tuple[Entry, ...] = (
         Entry("Add New Page", "post-new.php", _type("page", "create_posts"), (("post_type", "page"),)),
     )),
     Entry("Comments", "edit-comments.php", "edit_posts", icon="comments"),
+    Entry("Appearance", "edit.php", _type("wp_block"), (("post_type", "wp_block"),), icon="appearance", children=(
+        Entry("Patterns", "edit.php", _type("wp_block"), (("post_type", "wp_block"),)),
+    )),
     Entry("Users", "users.php", "list_users", icon="users", children=(
         Entry("All Users", "users.php", "list_users"),
         Entry("Add New User", "user-new.php", "create_users"),
@@ -81,6 +85,7 @@ class Shown:
     current: bool
     icon: str = ""
     children: list[Shown] = field(default_factory=list)
+    count: int = 0  # beside the label, as WordPress's "awaiting-mod" (comments awaiting moderation)
 
 
 def allowed(r: AdminRequest, capability: str) -> bool:
@@ -96,7 +101,7 @@ def allowed(r: AdminRequest, capability: str) -> bool:
 
 # Screens without an entry of their own light the entry of the list they belong to, as WordPress's
 # $parent_file does: a user's editor lights All Users, a term's editor its taxonomy's list.
-BELONGS = {"user-edit.php": "users.php", "term.php": "edit-tags.php"}
+BELONGS = {"user-edit.php": "users.php", "term.php": "edit-tags.php", "comment.php": "edit-comments.php"}
 
 
 def _matches(r: AdminRequest, entry: Entry) -> bool:
@@ -109,7 +114,7 @@ def _matches(r: AdminRequest, entry: Entry) -> bool:
             "post_type" not in wanted or r.param("post_type") == wanted["post_type"])
     if entry.file in ("edit.php", "post-new.php"):
         wanted.setdefault("post_type", "post")
-    if r.screen.file == "post.php" and entry.file == "edit.php" and "page" not in wanted:
+    if r.screen.file in ("post.php", "revision.php") and entry.file == "edit.php" and "page" not in wanted:
         return wanted["post_type"] == r.post_type  # an item's editor lights its type's list
     if entry.file != r.screen.file:
         return False
@@ -135,8 +140,17 @@ def menu_for(r: AdminRequest) -> list[Shown]:
         current = _matches(r, entry) or any(child.current for child in children)
         if children and not any(child.current for child in children) and current:
             children[0].current = True
-        shown.append(Shown(entry.label, r.url(entry.file, **dict(entry.query)), current, entry.icon, children))
+        shown.append(Shown(entry.label, r.url(entry.file, **dict(entry.query)), current, entry.icon, children,
+                           _awaiting_moderation(r) if entry.file == "edit-comments.php" else 0))
     return shown
+
+
+def _awaiting_moderation(r: AdminRequest) -> int:
+    """Comments awaiting moderation, for those who moderate them (one count)."""
+    if not r.can("moderate_comments"):
+        return 0
+    with r.site.read() as conn:
+        return comment_store.pending_count(conn)
 
 
 def admin_bar(r: AdminRequest) -> AdminBar:

@@ -17,6 +17,7 @@ those tagged with the page's nonce (CSP), and is never cached.
 from __future__ import annotations
 
 import html
+import json
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -234,12 +235,19 @@ class AdminRequest:
         resp.status = falcon.code_to_http_status(code)
         resp.content_type = "text/html; charset=UTF-8"
         nonce = secrets.token_urlsafe(16)
-        _headers(resp, nonce)
+        _headers(resp, nonce, evaluates=bool(context.get("block_editor")))
         from .menu import admin_bar, menu_for
 
         resp.text = templates.get_template(template).render(
             r=self, title=title, csp_nonce=nonce, menu=menu_for(self), bar=admin_bar(self),
             site_name=html.unescape(str(self.site.load_options().get("blogname") or "")), **context)
+
+    def json(self, data: Any, code: int = 200) -> None:
+        """Answer a script of the workspace's own pages with JSON (never cached)."""
+        self.resp.status = falcon.code_to_http_status(code)
+        self.resp.content_type = "application/json; charset=UTF-8"
+        _headers(self.resp, secrets.token_urlsafe(16))
+        self.resp.text = json.dumps(data)
 
     @property
     def logout_url(self) -> str:
@@ -251,14 +259,20 @@ class AdminRequest:
         return {"root": self.origin + "/wp-json/", "nonce": self.nonce(REST_NONCE_ACTION), "versionString": "cms/v2/"}
 
 
-def _headers(resp: falcon.Response, nonce: str) -> None:
+EVAL = " 'unsafe-eval'"
+
+
+def _headers(resp: falcon.Response, nonce: str, evaluates: bool = False) -> None:
+    """The headers of every workspace answer. ``evaluates``: the page runs the block editor, whose
+    build compiles a function from a string when it loads (``new Function``), so its script
+    policy adds ``'unsafe-eval'``; every other page keeps it out."""
     resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
     resp.set_header("X-Frame-Options", "DENY")
     resp.set_header("X-Content-Type-Options", "nosniff")
     resp.set_header("Referrer-Policy", "strict-origin-when-cross-origin")
     resp.set_header(
         "Content-Security-Policy",
-        f"default-src 'self'; script-src 'self' 'nonce-{nonce}'; style-src 'self' 'unsafe-inline'; "
+        f"default-src 'self'; script-src 'self' 'nonce-{nonce}'{EVAL if evaluates else ''}; style-src 'self' 'unsafe-inline'; "
         "img-src 'self' data: blob: https:; media-src 'self' https:; object-src 'none'; base-uri 'self'; "
         "form-action 'self'; frame-ancestors 'none'",
     )

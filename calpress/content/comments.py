@@ -205,3 +205,39 @@ def has_children(conn: sa.Connection, ids: list[int]) -> set[int]:
     if not ids:
         return set()
     return set(conn.execute(sa.select(comments.c.parent).where(comments.c.parent.in_(ids)).distinct()).scalars())
+
+
+# -- the workspace's counts, one statement each -------------------------------------------------
+
+
+ONLY_COMMENTS = comments.c.type == "comment"  # what the workspace's list shows (the REST default type)
+
+
+def pending_count(conn: sa.Connection) -> int:
+    """Comments awaiting moderation, site-wide (the menu's count beside "Comments")."""
+    statement = sa.select(sa.func.count()).select_from(comments).where(ONLY_COMMENTS,
+                                                                            comments.c.status == "hold")
+    return int(conn.execute(statement).scalar_one())
+
+
+def status_counts(conn: sa.Connection, user_id: int, post_id: int = 0) -> dict[str, int]:
+    """The status links' counts as WordPress's wp_count_comments gives them (All: approved and
+    pending; Mine: the user's approved and pending), of one item's comments when ``post_id``."""
+    c = comments.c
+    mine = sa.func.sum(sa.case((c.author == user_id, 1), else_=0))
+    statement = sa.select(c.status, sa.func.count(), mine).where(ONLY_COMMENTS).group_by(c.status)
+    if post_id:
+        statement = statement.where(c.post_id == post_id)
+    found = {status: (int(count), int(own or 0)) for status, count, own in conn.execute(statement)}
+    total = {status: found.get(status, (0, 0))[0] for status in STATUSES}
+    return {"all": total["approved"] + total["hold"], "mine": sum(found.get(s, (0, 0))[1] for s in ("approved", "hold")),
+            "moderated": total["hold"], "approved": total["approved"], "spam": total["spam"], "trash": total["trash"]}
+
+
+def pending_by_post(conn: sa.Connection, post_ids: list[int]) -> dict[int, int]:
+    if not post_ids:
+        return {}
+    c = comments.c
+    statement = (sa.select(c.post_id, sa.func.count()).where(ONLY_COMMENTS, c.status == "hold", c.post_id.in_(post_ids))
+                 .group_by(c.post_id))
+    return {int(post_id): int(count) for post_id, count in conn.execute(statement)}

@@ -13,7 +13,7 @@ calpress_sha256() {
 }
 
 # calpress_vendor <project folder>: the browser libraries the workspace serves (flatpickr, Tom
-# Select, Dropzone), installed with npm ci from calpress/admin/vendor/package-lock.json into its
+# Select, Dropzone, the block editor with React), installed with npm ci from calpress/admin/vendor/package-lock.json into its
 # node_modules (ignored by git), again only when the lock file changed. Debian's npm is installed
 # when missing and this runs as root; without npm the workspace works without them (its forms
 # need no script) and a warning says so.
@@ -33,7 +33,7 @@ calpress_vendor() {
         echo "warning: npm is missing: the workspace runs without its date pickers, searchable selects and upload widget" >&2
         return 0
     fi
-    if npm ci --prefix "$vendor" --silent --no-audit --no-fund >&2; then
+    if npm ci --prefix "$vendor" --silent --no-audit --no-fund --ignore-scripts >&2; then
         printf '%s\n' "$wanted" >"$stamp"
     else
         echo "warning: npm ci failed in $vendor: the workspace runs without its browser libraries" >&2

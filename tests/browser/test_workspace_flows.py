@@ -8,6 +8,7 @@ import datetime as dt
 import re
 
 import pytest
+from browser_support import type_in_block_editor
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +54,7 @@ def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, wo
     editor.goto("/wp-admin/post-new.php?post_type=cal_events")
     editor.check("event-new")
     page.fill("#title", "Concert in the park")
-    page.fill("#content", "Bring a blanket.")
+    type_in_block_editor(page, "Bring a blanket.")
     fill_when(page, "event_start", start)
     fill_when(page, "event_end", end)
     pick(page, "event_venue", "A new venue")
@@ -78,6 +79,10 @@ def test_an_editor_adds_an_event_sees_it_edits_trashes_and_restores_it(visit, wo
     assert event["venue"]["venue"] == "Park bandstand" and [o["id"] for o in event["organizer"]] == [organizer]
     assert sorted(c["name"] for c in event["categories"]) == ["Music", "Outdoor"] and event["cost"] == "$12"
     assert event["image"]["id"] == poster
+    # The description was written in the block editor: block markup stored, HTML shown.
+    assert ">Bring a blanket.</p>" in event["description"] and "<!--" not in event["description"]
+    raw = rest.get(f"/cms/v2/cal_events/{event_id}", params={"context": "edit"}).json()["content"]["raw"]
+    assert raw.startswith("<!-- wp:paragraph -->") and "<p>Bring a blanket.</p>" in raw
     # On the public month view.
     month = editor.context.new_page()
     month.goto(f"{server.url}/events/month/{start:%Y-%m}/")

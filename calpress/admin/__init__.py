@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import calendar as _calendar  # noqa: F401 - registers the calendar's types
-from . import comments, media, revisions, settings, terms, users
+from . import comments, media, revisions, settings, terms, tools, users
 from .assets import ASSETS_PATH, AdminAssets
 from .content import (
     EditScreen,
@@ -52,7 +52,8 @@ register_subpage("cal_events", settings.CAL_SETTINGS_PAGE,
                  next(screen for screen in settings.SCREENS if isinstance(screen, settings.CalendarSettings)))
 
 SCREENS: list[Screen] = [Dashboard(), EditScreen(), NewScreen(), ItemScreen(), *media.SCREENS, *terms.SCREENS,
-                         *users.SCREENS, *settings.SCREENS, *revisions.SCREENS, *comments.SCREENS]
+                         *users.SCREENS, *settings.SCREENS, *revisions.SCREENS, *comments.SCREENS,
+                         *tools.SCREENS]
 
 
 def build_workspace(calpress: Calpress) -> Workspace:

@@ -70,6 +70,10 @@ MENU: tuple[Entry, ...] = (
         Entry("Profile", "profile.php", "read"),
     )),
     Entry("Profile", "profile.php", "read", icon="users"),  # for those who may not list users
+    Entry("Tools", "import.php", "import", icon="tools", children=(
+        Entry("Import", "import.php", "import"),
+        Entry("Export", "export.php", "export"),
+    )),
     Entry("Settings", "options-general.php", "manage_options", icon="settings", children=(
         Entry("General", "options-general.php", "manage_options"),
         Entry("Reading", "options-reading.php", "manage_options"),

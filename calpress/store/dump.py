@@ -58,6 +58,7 @@ LEFT_OUT: dict[str, str] = {
     "counters": "the content counter the target's workers key their caches by: it must only go up",
     "changes": "the log of the content counter's steps, which belongs to the counter",
     "posts_search": "SQLite's full-text index of posts (migration 0005) and its shadow tables, kept by triggers",
+    "import_jobs": "the progress of imports the workspace ran in the source's processes (migration 0010): not content",
 }
 
 Progress = Callable[[int, int], None]

@@ -276,3 +276,25 @@ login_failures = sa.Table(
     sa.Column("count", Int, nullable=False, default=0, server_default=ZERO),
     sa.Column("window_start_utc", sa.DateTime(), nullable=False),
 )
+
+# Imports the workspace runs outside the request (admin/import_jobs.py): what is imported
+# (``kind``: wxr, ics, feed, schedule; ``source``: the file's name or the feed's address), by whom,
+# where it stands (``state``: queued, running, success, failed), how far it got (``done`` of
+# ``total``: bytes of a file, events of a feed) and, once over, what it printed (``result``: the
+# command line's lines). Any worker answers a page asking after a job from here; ``updated_utc``
+# moves with every report, so a job whose process ended shows as stopped.
+import_jobs = sa.Table(
+    "import_jobs",
+    metadata,
+    sa.Column("id", Int, primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("source", sa.Text, nullable=False, default="", server_default=EMPTY),
+    sa.Column("user_id", Int, sa.ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+    sa.Column("state", sa.String(20), nullable=False),
+    sa.Column("done", Int, nullable=False, default=0, server_default=ZERO),
+    sa.Column("total", Int, nullable=False, default=0, server_default=ZERO),
+    sa.Column("result", JSONType, nullable=False, default=dict, server_default=EMPTY_OBJECT),
+    sa.Column("created_utc", sa.DateTime(), nullable=False),
+    sa.Column("updated_utc", sa.DateTime(), nullable=False),
+    sqlite_autoincrement=True,
+)

@@ -27,7 +27,7 @@ from calpress.store.writers import writer_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATIONS_DIR = ROOT / "calpress" / "store" / "migrations"
-TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links", "counters", "comments", "login_failures", "changes"}
+TABLES = {"users", "application_passwords", "options", "posts", "terms", "term_links", "events", "event_links", "counters", "comments", "login_failures", "changes", "import_jobs"}
 NOW = dt.datetime(2025, 1, 2, 3, 4, 5)
 
 
@@ -236,7 +236,7 @@ def test_concurrent_upgrades_from_several_processes(empty_db_url: str, tmp_path:
         engine.dispose()
 
 
-HEAD = "0009"  # the newest shipped migration; bump with each new one
+HEAD = "0010"  # the newest shipped migration; bump with each new one
 
 SECOND_REVISION = '''
 """Throwaway test revision: rebuilds users with a new column (batch mode, a table copy on SQLite)."""

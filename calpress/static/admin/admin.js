@@ -149,3 +149,38 @@
   });
 }());
 /* == end media == */
+
+/* == tools (admin/tools.py) == */
+// import.php?job=N follows its import (without JavaScript the page refreshes itself), and
+// deleting a scheduled feed asks first.
+(function () {
+  "use strict";
+  if (!document.body.classList.contains("screen-import")) { return; }
+  document.addEventListener("click", function (event) {
+    var target = event.target.closest ? event.target.closest(".delete-schedule[data-confirm]") : null;
+    if (target && !window.confirm(target.getAttribute("data-confirm"))) { event.preventDefault(); }
+  });
+  var box = document.getElementById("import-job");
+  if (!box || box.getAttribute("data-finished") === "1" || !window.fetch) { return; }
+  var url = box.getAttribute("data-status-url");
+  var bar = document.getElementById("import-progress-bar");
+  var message = document.getElementById("import-progress-message");
+  var poll = function () {
+    window.fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (answer) {
+        // Logged out meanwhile (sent to the login page): the page itself says so.
+        if (answer.redirected || answer.status === 403) { return { finished: true }; }
+        if (!answer.ok) { throw new Error("HTTP " + answer.status); }
+        return answer.json();
+      })
+      .then(function (status) {
+        if (status.finished) { window.location.replace(window.location.href); return; }
+        if (typeof status.percent === "number") { bar.value = status.percent; } else { bar.removeAttribute("value"); }
+        if (message.textContent !== status.message) { message.textContent = status.message; }
+        window.setTimeout(poll, 1000);
+      })
+      .catch(function () { window.setTimeout(poll, 5000); });
+  };
+  window.setTimeout(poll, 700);
+}());
+/* == end tools == */

@@ -422,7 +422,15 @@ class NewScreen(Screen):
     def post(self, r: AdminRequest) -> None:
         kind = content_type(r, r.field("post_type") or r.param("post_type", "post"))
         r.verify(f"add-{kind.name}")
-        save_from_form(r, kind, None)
+        # An autosave made the new item a draft meanwhile (editor.js): this form saves that draft,
+        # if the user may edit it (the API decides), instead of making a second item.
+        draft = number(r.field("post_ID"))
+        if draft:
+            with r.site.read() as conn:
+                found = item_service.get_item(conn, draft)
+            if found is None or found.type != kind.name:
+                raise Forbidden("You attempted to edit an item that does not exist. Perhaps it was deleted?", 404)
+        save_from_form(r, kind, draft or None)
 
 
 class ItemScreen(Screen):
@@ -508,7 +516,7 @@ def show_editor(r: AdminRequest, kind: Any, item_id: int | None, item: dict[str,
     can_publish = r.can(kind.caps["publish_posts"])
     current = (item or {}).get("status", "auto-draft")
     title = (names.get("edit_item", f"Edit {kind.singular}") if item_id else names.get("add_new_item", f"Add New {kind.singular}"))
-    editor = writing.block_editor(r, kind, item_id, admin_shows_content(kind))
+    editor = writing.block_editor(r, kind, item_id, admin_shows_content(kind), saves_through_route=admin.save is None)
     autosave = writing.newer_autosave(r, kind, item_id, item) if item_id and item and sent is None else None
     if autosave is not None:
         r.notice("There is an autosave of this post that is more recent than the version below.", "warning",

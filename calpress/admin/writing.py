@@ -35,9 +35,12 @@ RESTORED = 5  # post.php's message=5: "Post restored to revision from %s." (revi
 ALLOWED_UPLOADS = ["image/jpeg", "image/png", "image/gif", "image/webp", "video/mp4", "audio/mpeg", "application/pdf"]
 
 
-def block_editor(r: AdminRequest, kind: Any, item_id: int | None, shows_content: bool) -> dict[str, Any] | None:
+def block_editor(r: AdminRequest, kind: Any, item_id: int | None, shows_content: bool,
+                 saves_through_route: bool = True) -> dict[str, Any] | None:
     """The settings ``editor.js`` hands the block editor, with the files to load; None when the
-    screen keeps the plain textarea (no editor installed, or the type has no content)."""
+    screen keeps the plain textarea (no editor installed, or the type has no content).
+    ``saves_through_route``: the type's cms/v2 route alone saves it (an event also needs its
+    dates, so a new event is not made a draft by an autosave)."""
     if not shows_content or not block_editor_installed():
         return None
     api = r.api_settings
@@ -50,6 +53,7 @@ def block_editor(r: AdminRequest, kind: Any, item_id: int | None, shows_content:
         "allowedMimeTypes": ALLOWED_UPLOADS,
         "lock": None,
         "autosave": None,
+        "draft": None,
     }
     if item_id:
         settings["lock"] = {"url": r.url("post.php", post=item_id), "interval": LOCK_REFRESH,
@@ -57,6 +61,12 @@ def block_editor(r: AdminRequest, kind: Any, item_id: int | None, shows_content:
         if kind.autosaves_route:
             settings["autosave"] = {"route": f"cms/v2/{kind.rest_base}/{item_id}/autosaves",
                                     "interval": AUTOSAVE_INTERVAL}
+    elif kind.autosaves_route and saves_through_route:
+        # A new item has nothing to autosave into yet: the first autosave makes it a draft (as
+        # WordPress's auto-draft becomes one), and the page goes on as that draft's editor.
+        settings["draft"] = {"route": f"cms/v2/{kind.rest_base}", "interval": AUTOSAVE_INTERVAL,
+                             "autosaves": f"cms/v2/{kind.rest_base}/{{id}}/autosaves",
+                             "editor": r.url("post.php", post="{id}", action="edit").replace("%7Bid%7D", "{id}")}
     return {"settings": settings, "scripts": list(BLOCK_EDITOR_SCRIPTS), "styles": list(BLOCK_EDITOR_STYLES)}
 
 

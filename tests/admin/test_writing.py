@@ -186,3 +186,28 @@ def test_the_publish_box_counts_the_revisions_and_links_the_newest(as_role, clie
     assert (f'Revisions: <strong>{len(revisions)}</strong> <a href="/wp-admin/revision.php?revision={revisions[0]["id"]}">'
             "Browse</a>") in page
     assert "Revisions:" not in as_role("editor").get("/wp-admin/post-new.php").text
+
+
+def test_a_new_item_s_form_saves_the_draft_its_first_autosave_made(as_role, client, accounts):
+    editor = as_role("editor")
+    settings = _settings(editor.get("/wp-admin/post-new.php").text)
+    assert settings["autosave"] is None and settings["draft"]["route"] == "cms/v2/posts"
+    assert settings["draft"]["editor"] == "/wp-admin/post.php?post={id}&action=edit"
+    assert _settings(editor.get("/wp-admin/post-new.php?post_type=cal_events").text)["draft"] is None  # needs its dates
+    form = editor.form("/wp-admin/post-new.php", "post")
+    draft = client.post("/cms/v2/posts", user=accounts["editor"], json={"title": "Half written", "status": "draft"}).json
+    saved = location(editor.post("/wp-admin/post-new.php", {**form, "post_ID": draft["id"], "post_title": "Written",
+                                                             "content": BLOCKS, "publish": "1"}))
+    assert query_of(saved)["post"] == str(draft["id"])
+    stored = client.get(f"/cms/v2/posts/{draft['id']}", user=accounts["editor"], params={"context": "edit"}).json
+    assert (stored["title"]["raw"], stored["status"]) == ("Written", "publish")
+    assert client.get("/cms/v2/posts", params={"search": "Written"}).json[0]["id"] == draft["id"]
+    # Another user's item, or an item of another type, is not this form's to save.
+    contributor = as_role("contributor")
+    theirs = contributor.form("/wp-admin/post-new.php", "post")
+    refused = contributor.post("/wp-admin/post-new.php", {**theirs, "post_ID": draft["id"], "post_title": "Taken"})
+    assert refused.status_code in (400, 403)
+    page = client.post("/cms/v2/pages", user=accounts["editor"], json={"title": "A page", "status": "draft"}).json
+    assert editor.post("/wp-admin/post-new.php", {**form, "post_ID": page["id"], "post_title": "x"}).status_code == 404
+    assert client.get(f"/cms/v2/posts/{draft['id']}", user=accounts["editor"], params={"context": "edit"}).json[
+        "title"]["raw"] == "Written"

@@ -6,15 +6,18 @@ editors, autosaves, previews, and the page's own Content Security Policy."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import textwrap
 
 import pytest
-from browser_support import BLOCK_EDITOR, type_in_block_editor
+from browser_support import BLOCK_EDITOR, SCREENSHOTS, type_in_block_editor
 
 from calpress.content.rendering.blocks import parse_blocks
 
 pytestmark = pytest.mark.browser
+
+REPORTS = SCREENSHOTS.parent  # test-output/
 
 
 def _png(color: tuple[int, int, int], size: tuple[int, int] = (640, 480)) -> bytes:
@@ -54,6 +57,9 @@ def test_an_editor_writes_a_post_with_blocks_an_uploaded_image_a_category_and_a_
     chooser.value.set_files(str(tmp_path / "stall.png"))
     page.wait_for_selector(f"{BLOCK_EDITOR} .wp-block-image img[src*='stall']")
     editor.check("block-editor-new-post")
+    # Gutenberg's own widgets are reported, not patched (issue 31): what axe-core says of them.
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    (REPORTS / "axe-block-editor.json").write_text(json.dumps(editor.axe({"include": [[BLOCK_EDITOR]]}), indent=1))
     stall = rest.get("/cms/v2/media", params={"search": "stall"}).json()[0]
     page.check("label:has-text('Markets') input")
     page.select_option("#_thumbnail_id", str(stall["id"]))  # offered as soon as it was uploaded
@@ -283,3 +289,22 @@ def test_an_autosave_happens_while_typing_and_is_offered_on_reopening(visit, wor
     page.wait_for_selector(f"{BLOCK_EDITOR} p:has-text('Draft one and two')")
     assert "Draft one and two" in rest.get(f"/cms/v2/posts/{post['id']}", params={"context": "edit"}).json()[
         "content"]["raw"]
+
+
+def test_a_new_post_s_first_autosave_makes_it_a_draft_that_publishing_then_saves(visit, workspace_site):
+    _, rest = workspace_site
+    editor = visit()
+    page = editor.page
+    page.clock.install()
+    editor.login("editor", target="/wp-admin/post-new.php")
+    page.fill("#title", "Written while the clock runs")
+    type_in_block_editor(page, "Half a thought.")
+    page.clock.fast_forward("01:01")
+    page.wait_for_selector("#autosave-status:has-text('Autosave at')")
+    drafts = rest.get("/cms/v2/posts", params={"search": "Written while", "status": "draft", "context": "edit"}).json()
+    assert len(drafts) == 1 and "Half a thought." in drafts[0]["content"]["raw"]
+    assert page.url.endswith(f"/wp-admin/post.php?post={drafts[0]['id']}&action=edit")
+    page.click("#publish")
+    page.wait_for_selector(".notice-success")
+    found = rest.get("/cms/v2/posts", params={"search": "Written while", "status": "any", "context": "edit"}).json()
+    assert [(p["id"], p["status"]) for p in found] == [(drafts[0]["id"], "publish")]

@@ -190,29 +190,44 @@
 
   /* -- autosave ------------------------------------------------------------------------------ */
 
-  if (config.autosave) {
+  /* An existing item autosaves through its autosaves route. A new one has nothing to autosave
+     into: its first autosave makes it a draft (the form then saves that draft, not a second
+     item), and the page goes on as the draft's editor. */
+  var autosaving = config.autosave || config.draft;
+  if (autosaving) {
     var autosaved = null;
+    var busy = false;
     window.setInterval(function () {
-      if (submitting) {
+      if (submitting || busy) {
         return;
       }
       var now = [title ? title.value : '', textarea.value, excerpt ? excerpt.value : ''];
       var key = JSON.stringify(now);
-      if (key === autosaved || state() === saved) {
+      if (key === autosaved || state() === saved || !(now[0] || now[1] || now[2])) {
         return;
       }
+      var body = { title: now[0], content: now[1], excerpt: now[2] };
+      var route = config.autosave ? config.autosave.route : config.draft.route;
+      if (!config.autosave) {
+        body.status = 'draft';
+      }
+      busy = true;
       say('Autosaving…');
-      rest(config.autosave.route, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ title: now[0], content: now[1], excerpt: now[2] })
-      }).then(function () {
-        autosaved = key;
-        say('Autosave at ' + new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) + '.');
-      }).catch(function (error) {
-        say('Autosave failed: ' + error.message);
-      });
-    }, config.autosave.interval * 1000);
+      rest(route, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+        .then(function (item) {
+          autosaved = key;
+          if (!config.autosave) {
+            config.postId = item.id;
+            document.getElementById('post_ID').value = String(item.id);
+            config.autosave = { route: config.draft.autosaves.replace('{id}', item.id), interval: config.draft.interval };
+            window.history.replaceState(null, '', config.draft.editor.replace('{id}', item.id));
+            saved = state();
+          }
+          say('Autosave at ' + new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) + '.');
+        })
+        .catch(function (error) { say('Autosave failed: ' + error.message); })
+        .then(function () { busy = false; });
+    }, autosaving.interval * 1000);
   }
 
   /* -- the post lock ------------------------------------------------------------------------- */

@@ -591,12 +591,10 @@ def common_fields(r: AdminRequest, kind: Any, item_id: int | None, current: str)
     pressed button means (WordPress's publish box: a contributor's "Submit for Review" is pending)."""
     form = r.form
     body: dict[str, Any] = {"title": r.field("post_title"), "slug": r.field("post_name") or None}
-    # A form sends a textarea's line breaks as CRLF (the HTML rule); the stored markup keeps the
-    # LF the editor wrote, so an unchanged item saves byte for byte as it was.
     if admin_shows_content(kind):
-        body["content"] = r.field("content").replace("\r\n", "\n")
+        body["content"] = r.field("content")
     if kind.has_rest_feature("excerpt"):
-        body["excerpt"] = r.field("excerpt").replace("\r\n", "\n")
+        body["excerpt"] = r.field("excerpt")
     visibility = r.field("visibility", "public")
     body["password"] = r.field("post_password") if visibility == "password" else ""
     can_publish = r.can(kind.caps["publish_posts"])

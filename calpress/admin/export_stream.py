@@ -18,9 +18,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..transfer.wxr_export import NoSiteAddress, export_wxr, site_address
+from ..transfer.wxr_export import export_wxr
 
-__all__ = ["ExportFailed", "export_chunks", "exported_site"]
+__all__ = ["ExportFailed", "export_chunks"]
 
 log = logging.getLogger("calpress.admin.export")
 
@@ -69,37 +69,9 @@ class _Pipe:
                 continue
 
 
-class _AtOrigin:
-    """The site, with the request's address as its ``home`` option (it has none of its own)."""
-
-    def __init__(self, site: Any, origin: str) -> None:
-        self._site = site
-        self._options = {**site.options(), "home": origin}
-
-    def options(self) -> dict[str, Any]:
-        return self._options
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._site, name)
-
-
-def exported_site(site: Any, origin: str) -> Any:
-    """The site to export: ``site`` when it has an absolute address (the exporter's rule), else
-    ``site`` addressed as ``origin`` (the address the request came in on, as every link of the
-    workspace is made when no address is set: Settings > General says so). Raises the exporter's
-    NoSiteAddress when neither is an absolute http(s) address."""
+def _produce(site: Any, pipe: _Pipe, post_types: Sequence[str], fallback_address: str) -> None:
     try:
-        site_address(site)
-        return site
-    except NoSiteAddress:
-        at_origin = _AtOrigin(site, origin)
-        site_address(at_origin)
-        return at_origin
-
-
-def _produce(site: Any, pipe: _Pipe, post_types: Sequence[str]) -> None:
-    try:
-        export_wxr(site, pipe, post_types=list(post_types))  # type: ignore[arg-type]
+        export_wxr(site, pipe, post_types=list(post_types), fallback_address=fallback_address)  # type: ignore[arg-type]
         pipe.flush()
         pipe.put(_END)
     except _Gone:
@@ -112,11 +84,13 @@ def _produce(site: Any, pipe: _Pipe, post_types: Sequence[str]) -> None:
             return
 
 
-def export_chunks(site: Any, post_types: Sequence[str]) -> Iterator[bytes]:
+def export_chunks(site: Any, post_types: Sequence[str], fallback_address: str = "") -> Iterator[bytes]:
     """The WXR file of ``post_types`` as it is written (an answer body; nothing starts until it
-    is first read). Raises ExportFailed at the point where the exporter failed."""
+    is first read), its addresses ``fallback_address`` when the site has none of its own. Raises
+    ExportFailed at the point where the exporter failed."""
     pipe = _Pipe()
-    thread = threading.Thread(target=_produce, args=(site, pipe, post_types), name="calpress-export", daemon=True)
+    thread = threading.Thread(target=_produce, args=(site, pipe, post_types, fallback_address), name="calpress-export",
+                              daemon=True)
     thread.start()
     try:
         while True:

@@ -132,7 +132,9 @@ class AdminRequest:
 
     @property
     def form(self) -> dict[str, Any]:
-        """The posted fields (PHP's form rules: ``tax_input[category][]`` is a nested list)."""
+        """The posted fields (PHP's form rules: ``tax_input[category][]`` is a nested list), line
+        breaks as LF: a browser sends a textarea's as CRLF (the HTML rule), and what is stored
+        keeps the LF the user's text, or the block editor, had."""
         if self._form is None:
             content_type = self.req.content_type or ""
             if multipart.is_multipart(content_type):
@@ -144,6 +146,7 @@ class AdminRequest:
                 if len(raw) > FORM_BYTES:
                     raise Forbidden("The form is too large.", 413)
                 self._form = parse_query(raw.decode("utf-8", errors="replace"))
+            self._form = _lf(self._form)
         return self._form
 
     def _read_multipart(self, content_type: str) -> multipart.Form:
@@ -257,6 +260,16 @@ class AdminRequest:
     def api_settings(self) -> dict[str, str]:
         """What wp-admin gives its scripts for the REST API (wpApiSettings), cookie clients' nonce."""
         return {"root": self.origin + "/wp-json/", "nonce": self.nonce(REST_NONCE_ACTION), "versionString": "cms/v2/"}
+
+
+def _lf(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace("\r\n", "\n")
+    if isinstance(value, dict):
+        return {key: _lf(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_lf(item) for item in value]
+    return value
 
 
 EVAL = " 'unsafe-eval'"

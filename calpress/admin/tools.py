@@ -33,10 +33,10 @@ from ..calendar import imports
 from ..calendar.feed_import import MAX_FEED_BYTES, feed_address
 from ..content import items as item_service
 from ..store import import_jobs as job_store
-from ..transfer.wxr_export import DEFAULT_TYPES, NoSiteAddress
+from ..transfer.wxr_export import DEFAULT_TYPES, NoSiteAddress, site_address
 from . import import_jobs
 from .content import author_names
-from .export_stream import export_chunks, exported_site
+from .export_stream import export_chunks
 from .media import size_label
 from .shell import AdminRequest, Forbidden, Screen
 from .values import number
@@ -417,7 +417,7 @@ class ExportScreen(Screen):
             self._show(r, 400)
             return
         try:
-            site = exported_site(r.site, r.origin)
+            site_address(r.site, fallback=r.origin)  # refused before the download starts
         except NoSiteAddress as err:
             r.notice(f"{err.reason}. Set the Site Address (URL) under Settings > General first.", "error")
             self._show(r, 400, content)
@@ -432,7 +432,7 @@ class ExportScreen(Screen):
         resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
         resp.set_header("X-Content-Type-Options", "nosniff")
         resp.set_header("X-Frame-Options", "DENY")
-        resp.stream = export_chunks(site, types)
+        resp.stream = export_chunks(r.site, types, fallback_address=r.origin)
 
 
 SCREENS: list[Screen] = [ImportScreen(), ExportScreen()]

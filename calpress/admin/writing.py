@@ -21,7 +21,7 @@ from ..auth import users as user_store
 from ..content import edit_locks
 from ..content.types import type_labels
 from .assets import BLOCK_EDITOR_SCRIPTS, BLOCK_EDITOR_STYLES, block_editor_installed
-from .values import number
+from .values import number, text_of
 
 if TYPE_CHECKING:
     from .shell import AdminRequest
@@ -120,15 +120,9 @@ def newer_autosave(r: AdminRequest, kind: Any, item_id: int, item: dict[str, Any
     if str(autosave.get("modified_gmt") or "") <= str(item.get("modified_gmt") or ""):
         return None
     fields = ("title", "content", "excerpt")
-    if all(_raw(autosave.get(f)) == _raw(item.get(f)) for f in fields):
+    if all(text_of(autosave.get(f)).strip() == text_of(item.get(f)).strip() for f in fields):
         return None
     return autosave
-
-
-def _raw(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("raw", value.get("rendered", "")) or "").strip()
-    return str(value or "").strip()
 
 
 def preview_link(item: dict[str, Any]) -> str:

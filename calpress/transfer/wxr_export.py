@@ -225,20 +225,27 @@ class NoSiteAddress(ValueError):
         super().__init__(f"{self.reason}: set the home or siteurl option, or the site URL setting.")
 
 
-def site_address(site: Any, options: dict[str, Any] | None = None) -> str:
+def site_address(site: Any, options: dict[str, Any] | None = None, *, fallback: str = "") -> str:
     """The absolute address the file's links, GUIDs and attachment URLs are written with: the
     ``home`` option, else ``siteurl``, else the site URL setting (``options``: the site's current
-    ones when None). NoSiteAddress when none of them is an absolute http(s) address: a file of
-    relative links cannot be imported (every attachment would fail, every featured image go)."""
+    ones when None), else ``fallback`` (the address a request came in on, as the workspace makes
+    its links when no address is set). NoSiteAddress when none of them is an absolute http(s)
+    address: a file of relative links cannot be imported (every attachment would fail, every
+    featured image go)."""
     home = site.home_url(site.options() if options is None else options)
-    try:
-        parts = urlsplit(home)
-        absolute = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-    except ValueError:  # an unparsable address (a bad IPv6 host, a port out of range)
-        absolute = False
-    if not absolute:
+    if fallback and not _absolute(home):
+        home = fallback
+    if not _absolute(home):
         raise NoSiteAddress(home)
     return home
+
+
+def _absolute(address: str) -> bool:
+    try:
+        parts = urlsplit(address)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # an unparsable address (a bad IPv6 host, a port out of range)
+        return False
 
 
 def export_wxr(
@@ -249,6 +256,7 @@ def export_wxr(
     post_types: Sequence[str] | None = None,
     names: str = "wordpress",
     batch_size: int = BATCH_SIZE,
+    fallback_address: str = "",
 ) -> ExportSummary:
     """Write ``site`` to ``out`` as a WXR 1.2 file (UTF-8 bytes, written as they are made).
 
@@ -257,8 +265,8 @@ def export_wxr(
     for WordPress's importer) or ``"calpress"``. ``progress(done, total)`` is called after each
     batch of ``batch_size`` items. Returns what was written.
 
-    Addresses are absolute, from :func:`site_address`; without one NoSiteAddress is raised
-    before anything is written.
+    Addresses are absolute, from :func:`site_address` (``fallback_address`` when the site has
+    none of its own); without one NoSiteAddress is raised before anything is written.
     """
     if names not in NAMES:
         raise ValueError(f"names must be one of {', '.join(NAMES)}")
@@ -269,7 +277,7 @@ def export_wxr(
     if unknown:
         raise ValueError(f"unknown content type: {', '.join(unknown)}")
     options = site.options()
-    ctx = Context.of(site, home=site_address(site, options), options=options)
+    ctx = Context.of(site, home=site_address(site, options, fallback=fallback_address), options=options)
     with site.read() as conn:
         return _Export(conn, ctx, site, out, types, _Names(names == "wordpress"), progress, batch_size).run()
 

@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from admin_support import Browser, fields_of, location, query_of
 from appfixtures import RestClient, allowed, allowed_ports, loopback_server
 
-from calpress.admin import export_stream, import_jobs
+from calpress.admin import export_stream, import_jobs, tools
 from calpress.app import Calpress
 from calpress.cli import main as cli_main
 from calpress.config import load_settings
@@ -677,10 +677,10 @@ def test_a_site_without_an_address_exports_with_the_address_of_the_request(app, 
 def test_a_site_without_an_address_is_told_why_it_cannot_export(as_role, monkeypatch):
     from calpress.transfer.wxr_export import NoSiteAddress
 
-    def no_address(site: Any) -> str:
+    def no_address(site: Any, options: Any = None, *, fallback: str = "") -> str:
         raise NoSiteAddress("")
 
-    monkeypatch.setattr(export_stream, "site_address", no_address)
+    monkeypatch.setattr(tools, "site_address", no_address)
     answer = as_role("administrator").get("/wp-admin/export.php", params={"download": "true", "content": "pages"})
     assert answer.status_code == 400 and answer.headers["content-type"].startswith("text/html")
     assert "The site has no absolute address" in answer.text and "Settings &gt; General" in answer.text

@@ -90,3 +90,9 @@ class AdminApi:
 
     def delete(self, route: str, **query: Any) -> Answer:
         return self.call("DELETE", route, query)
+
+
+def route_of(kind: Any, item_id: int | None = None) -> str:
+    """A content type's cms/v2 route, or one item's."""
+    base = f"/cms/v2/{kind.rest_base}"
+    return f"{base}/{item_id}" if item_id else base

@@ -22,7 +22,7 @@ from ..auth import users as user_store
 from ..content import items as item_service
 from ..content.types import type_labels
 from . import writing
-from .api import Answer
+from .api import Answer, route_of
 from .shell import AdminRequest, Forbidden, Screen
 from .values import number, text_of
 
@@ -158,11 +158,6 @@ def labels(kind: Any) -> dict[str, str]:
     found = {key: str(value) for key, value in type_labels(kind).items() if value}
     found.setdefault("singular_name", kind.singular)
     return found
-
-
-def route_of(kind: Any, item_id: int | None = None) -> str:
-    base = f"/cms/v2/{kind.rest_base}"
-    return f"{base}/{item_id}" if item_id else base
 
 
 def author_names(r: AdminRequest, rows: list[dict[str, Any]]) -> dict[int, str]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..auth import users as user_store
 from ..content import edit_locks
 from ..content.types import type_labels
+from .api import route_of
 from .assets import BLOCK_EDITOR_SCRIPTS, BLOCK_EDITOR_STYLES, block_editor_installed
 from .values import number, text_of
 
@@ -59,13 +60,13 @@ def block_editor(r: AdminRequest, kind: Any, item_id: int | None, shows_content:
         settings["lock"] = {"url": r.url("post.php", post=item_id), "interval": LOCK_REFRESH,
                             "nonce": r.nonce(f"update-post_{item_id}")}
         if kind.autosaves_route:
-            settings["autosave"] = {"route": f"cms/v2/{kind.rest_base}/{item_id}/autosaves",
+            settings["autosave"] = {"route": f"{route_of(kind, item_id)}/autosaves".lstrip("/"),
                                     "interval": AUTOSAVE_INTERVAL}
     elif kind.autosaves_route and saves_through_route:
         # A new item has nothing to autosave into yet: the first autosave makes it a draft (as
         # WordPress's auto-draft becomes one), and the page goes on as that draft's editor.
-        settings["draft"] = {"route": f"cms/v2/{kind.rest_base}", "interval": AUTOSAVE_INTERVAL,
-                             "autosaves": f"cms/v2/{kind.rest_base}/{{id}}/autosaves",
+        settings["draft"] = {"route": route_of(kind).lstrip("/"), "interval": AUTOSAVE_INTERVAL,
+                             "autosaves": route_of(kind).lstrip("/") + "/{id}/autosaves",
                              "editor": r.url("post.php", post="{id}", action="edit").replace("%7Bid%7D", "{id}")}
     return {"settings": settings, "scripts": list(BLOCK_EDITOR_SCRIPTS), "styles": list(BLOCK_EDITOR_STYLES)}
 
@@ -110,7 +111,7 @@ def newer_autosave(r: AdminRequest, kind: Any, item_id: int, item: dict[str, Any
     reference's "There is an autosave of this post that is more recent than the version below.")."""
     if not kind.autosaves_route:
         return None
-    answer = r.api.get(f"/cms/v2/{kind.rest_base}/{item_id}/autosaves", context="edit")
+    answer = r.api.get(f"{route_of(kind, item_id)}/autosaves", context="edit")
     if not answer.ok or not isinstance(answer.data, list):
         return None
     mine = [a for a in answer.data if isinstance(a, dict) and a.get("author") == r.user.id]
@@ -144,7 +145,7 @@ def revisions_link(r: AdminRequest, post_type: str, item_id: int) -> tuple[int, 
     kind = r.ctx.registry.types.get(post_type)
     if kind is None or not (kind.has_revisions and kind.revisions_route and kind.show_in_rest) or item_id <= 0:
         return None
-    answer = r.api.get(f"/cms/v2/{kind.rest_base}/{item_id}/revisions", per_page=1, _fields="id")
+    answer = r.api.get(f"{route_of(kind, item_id)}/revisions", per_page=1, _fields="id")
     if not answer.ok or not isinstance(answer.data, list) or not answer.data:
         return None
     return answer.total, r.url("revision.php", revision=answer.data[0]["id"])
@@ -158,7 +159,7 @@ def restored_notice(r: AdminRequest, post_type: str, item_id: int) -> str | None
     kind = r.ctx.registry.types.get(post_type)
     if number(r.param("message")) != RESTORED or revision_id <= 0 or kind is None or not kind.revisions_route:
         return None
-    answer = r.api.get(f"/cms/v2/{kind.rest_base}/{item_id}/revisions/{revision_id}", context="edit", _fields="modified")
+    answer = r.api.get(f"{route_of(kind, item_id)}/revisions/{revision_id}", context="edit", _fields="modified")
     try:
         moment = dt.datetime.fromisoformat(str(answer.data.get("modified"))) if answer.ok and isinstance(
             answer.data, dict) and answer.data.get("modified") else None

@@ -62,6 +62,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "default_role": "subscriber",
     "events_max_per_page": 50,
     "using_application_passwords": False,
+    "posts_per_rss": 10,
+    "rss_use_excerpt": 0,
 }
 
 

@@ -353,7 +353,8 @@ class GeneralSettings(OptionsScreen):
 
 class ReadingSettings(OptionsScreen):
     """``options-reading.php``: what the front page shows (the latest posts or a page, and the
-    posts page), and how many items a page lists (posts, and the calendar's list of events)."""
+    posts page), how many items a page lists (posts, and the calendar's list of events), and
+    whether search engines are asked to stay away (``blog_public``)."""
 
     file = "options-reading.php"
     template = "admin/options-reading.html"
@@ -363,7 +364,8 @@ class ReadingSettings(OptionsScreen):
     def values(self, r: AdminRequest) -> dict[str, Any]:
         current = self.current(r)
         return {"show_on_front": current.get("show_on_front") or "posts", "page_on_front": current.get("page_on_front") or 0,
-                "page_for_posts": current.get("page_for_posts") or 0, "posts_per_page": current.get("posts_per_page") or 10}
+                "page_for_posts": current.get("page_for_posts") or 0, "posts_per_page": current.get("posts_per_page") or 10,
+                "discourage": str(r.site.load_options().get("blog_public", 1)).strip() == "0"}
 
     @staticmethod
     def pages(r: AdminRequest) -> list[tuple[int, str]]:
@@ -379,7 +381,11 @@ class ReadingSettings(OptionsScreen):
                                 "page_for_posts": number(r.field("page_for_posts"), None) or 0}
         per_page = number(r.field("posts_per_page"), None)
         sent["posts_per_page"] = per_page if per_page is not None else r.field("posts_per_page")
+        # "Search engine visibility": the box sends blog_public=0, as the reference's; unticked, 1.
+        sent["discourage"] = r.field("blog_public") == "0"
         change = Change(sent)
+        if sent["discourage"] != shown["discourage"]:
+            change.options["blog_public"] = 0 if sent["discourage"] else 1
         if sent["show_on_front"] not in ("posts", "page"):
             change.errors["show_on_front"] = "Choose what the homepage displays."
         known = {page_id for page_id, _ in self.pages(r)}

@@ -8,6 +8,8 @@
   cost, terms, description, image, previous and next event, add-to-calendar links, JSON-LD; its
   ``?ical=1`` export), venues and organizers with their upcoming events, posts, pages and
   attachments; category, tag and author archives, the front page and search results;
+* feeds (RSS and Atom of posts, comments, terms, authors and upcoming events), the sitemaps and
+  ``/robots.txt`` (:mod:`.syndication`, :mod:`.sitemaps`), and their links in every page's head;
 * the embed page of every item anyone may see (``<link>embed/``, or ``&embed=true`` when the
   link has a query): what the frame of an oEmbed answer shows (:mod:`calpress.embed`), small,
   self-contained and framable by any site.
@@ -54,7 +56,7 @@ from ..media import attachments
 from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
 from ..rest.urls import rest_url
-from . import discovery, feeds
+from . import discovery, feeds, sitemaps, syndication
 from .adminbar import admin_bar
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
@@ -70,7 +72,7 @@ POSTPASS_COOKIE = "wp-postpass_calpress"
 PUBLIC_QUERY_VARS = frozenset({
     "p", "page_id", "attachment_id", "cat", "tag", "author", "author_name", "s", "name", "pagename", "category_name",
     "post_type", "paged", "eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search", "ical",
-    "cal_events", "cal_venue", "cal_organizer", "cal_events_cat", "preview", "embed",
+    "cal_events", "cal_venue", "cal_organizer", "cal_events_cat", "preview", "embed", "feed",
 })
 CALENDAR_ROOT_VARS = frozenset({"eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search"})
 LINKED_UPCOMING = 10
@@ -192,6 +194,9 @@ class PublicSite:
         path = req.path
         query = {k: v for k, v in parse_query(req.query_string).items() if isinstance(k, str)}
         try:
+            syndicated = syndication.answer(self, who, path, query)  # feeds, sitemaps, robots.txt
+            if syndicated is not None:
+                return syndicated
             if path == "/events" or path.startswith("/events/") or (path == "/" and self._calendar_root(query)):
                 return self.calendar(req, who)
             embedded = _embed_address(path, query)
@@ -268,15 +273,17 @@ class PublicSite:
 
     def page_model(self, who: Requester, title: str, *, root: str | None = None, json_ld: list[Any] | None = None,
                    links: list[dict[str, str]] | None = None, body_class: str = "", current: str = "",
-                   noindex: bool = False, item_url: str = "", item: Item | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+                   noindex: bool = False, item_url: str = "", item: Item | None = None, archive: Any = None,
+                   archive_url: str = "") -> tuple[dict[str, Any], dict[str, str]]:
         """The layout's data and the page's headers (REST and calendar discovery). A logged-in
         requester gets the admin bar (``item``: the single item shown, for its edit link); the
         page cache keys pages by requester and session, so nobody else is served it."""
         options = who.ctx.options
         headers = discovery.discovery_headers(self.site, self.routes, who.origin, root)
         rest_root = self.rest_root(who)
-        meta = [("tec-api-version", headers["X-TEC-API-VERSION"])]
-        all_links = list(links or [])
+        meta = [("tec-api-version", headers["X-TEC-API-VERSION"]), *sitemaps.robots_meta(options)]
+        all_links = [*syndication.feed_links(who.ctx, item=item, archive=archive, archive_url=archive_url,
+                                             events=current == "events"), *(links or [])]
         if "X-TEC-API-ROOT" in headers:
             meta.append(("tec-api-origin", headers["X-TEC-API-ORIGIN"]))
             all_links.append({"rel": "alternate", "href": headers["X-TEC-API-ROOT"]})
@@ -313,7 +320,7 @@ class PublicSite:
             "body_class": body_class,
             "nav": nav,
             "user_name": who.user.display_name if who.user else "",
-            "noindex": noindex,
+            "noindex": noindex and sitemaps.is_public(options),
             "admin_bar": admin_bar(who.ctx, who.session, self.calpress.settings.secret_key, home, self.calpress.admin_files,
                                    item) if who.user and who.session else None,
         }
@@ -540,7 +547,7 @@ class PublicSite:
 
     def _archive(self, who: Requester, heading: str, found: archives.Archive, page_url: Any, *, intro: str = "",
                  empty: str = "Nothing has been published here yet.", search: str | None = None, current: str = "",
-                 root: str | None = None) -> Answer:
+                 root: str | None = None, archive: Any = None, archive_url: str = "") -> Answer:
         ctx = who.ctx
         if not found.items and found.page > 1:
             return self.not_found(who)
@@ -559,7 +566,8 @@ class PublicSite:
             })
         page_title = heading if found.page == 1 else f"{heading} \u2013 Page {found.page}"
         model, headers = self.page_model(who, "" if current == "home" and found.page == 1 else page_title,
-                                         current=current, root=root, body_class="archive")
+                                         current=current, root=root, body_class="archive", archive=archive,
+                                         archive_url=archive_url)
         return self.render(
             "site/archive.html", 200, model, headers, heading=html.escape(heading), intro=intro, entries=entries,
             empty_text=empty, prev_url=page_url(found.page - 1) if found.page > 1 else "",
@@ -592,7 +600,8 @@ class PublicSite:
         root = self.events_root(who, {"tags": term.slug}) if term.taxonomy == "post_tag" else None
         return self._archive(who, f"{label}: {html.unescape(term.name)}", found,
                              lambda n: base if n <= 1 else _with_query(base, {"paged": str(n)}),
-                             intro=rendering.render_content(term.description) if term.description else "", root=root)
+                             intro=rendering.render_content(term.description) if term.description else "", root=root,
+                             archive=term, archive_url=base)
 
     def author_archive(self, who: Requester, target: public.Target) -> Answer:
         with self.site.read() as conn:
@@ -601,7 +610,7 @@ class PublicSite:
             return self.not_found(who)
         base = f"{who.origin}/author/{quote(author.nicename, safe='%')}/"
         return self._archive(who, f"Author: {author.display_name}", found,
-                             lambda n: base if n <= 1 else f"{base}page/{n}/")
+                             lambda n: base if n <= 1 else f"{base}page/{n}/", archive=author, archive_url=base)
 
     def search_page(self, who: Requester, target: public.Target) -> Answer:
         text = target.search[: cal_views.SEARCH_MAX_LENGTH]

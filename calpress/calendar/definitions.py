@@ -106,14 +106,16 @@ def register(registry: ContentRegistry) -> None:
         ContentType(
             VENUE_TYPE, "cal_venue", "Venues", "Venue", supports=_CAL_FEATURES,
             caps=type_caps("cal_venue", "cal_venues"), permastruct="venue/%cal_venue%",
-            show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Venue", "Venues", linked=True),
+            show_ui=True, show_in_nav_menus=False, exclude_from_search=True,  # as TEC registers them
+            labels=_calendar_labels("Venue", "Venues", linked=True),
         )
     )
     registry.add_type(
         ContentType(
             ORGANIZER_TYPE, "cal_organizer", "Organizers", "Organizer", supports=_CAL_FEATURES,
             caps=type_caps("cal_organizer", "cal_organizers"), permastruct="organizer/%cal_organizer%",
-            show_ui=True, show_in_nav_menus=False, labels=_calendar_labels("Organizer", "Organizers", linked=True),
+            show_ui=True, show_in_nav_menus=False, exclude_from_search=True,  # as TEC registers them
+            labels=_calendar_labels("Organizer", "Organizers", linked=True),
         )
     )
     registry.add_type(

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from ..auth.users import User, get_user
 from . import terms as term_store
-from .items import Context, Item, ItemQuery, TaxFilter, query_items
+from .items import Context, Item, ItemQuery, TaxFilter, query_items, stickies_first
 
 DEFAULT_PER_PAGE = 10
 MAX_PAGE = 10_000
@@ -28,6 +28,8 @@ class Archive:
     items: list[Item]
     page: int
     has_next: bool
+    # The sticky posts put first on the page (the home's first page only), marked "sticky".
+    sticky: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -62,8 +64,18 @@ def _page(conn: sa.Connection, ctx: Context, page: int, **filters: Any) -> Archi
 
 
 def archive(conn: sa.Connection, ctx: Context, *, page: int = 1) -> Archive:
-    """The blog's latest posts."""
-    return _page(conn, ctx, page)
+    """The blog's latest posts, the sticky ones first on the first page: those on it moved to
+    the top, the others fetched and put before the rest, as WP_Query does for the home (the
+    page is then longer than ``posts_per_page``; later pages keep them where their date puts
+    them, as the reference's do)."""
+    found = _page(conn, ctx, page)
+    sticky_ids = ctx.sticky_ids
+    post_type = ctx.registry.types.get("post")
+    if found.page != 1 or not sticky_ids or post_type is None:
+        return found
+    items = stickies_first(conn, post_type, found.items, sticky_ids, ())
+    sticky = frozenset(item.id for item in items if item.id in sticky_ids)
+    return Archive(items, found.page, found.has_next, sticky)
 
 
 def term_archive(conn: sa.Connection, ctx: Context, taxonomy: str, term_id: int, *, page: int = 1) -> tuple[Any, Archive]:
@@ -83,11 +95,22 @@ def author_archive(conn: sa.Connection, ctx: Context, user_id: int, *, page: int
     return user, _page(conn, ctx, page, authors=[user.id])
 
 
+def searched_types(ctx: Context) -> tuple[str, ...]:
+    """The types the site's search lists: every public type not excluded from search (posts,
+    pages, events; not venues and organizers, which TEC excludes). Attachments are among them
+    as in the reference, whose search then finds none: their status is ``inherit``, not
+    ``publish``."""
+    return tuple(content_type.name for content_type in ctx.registry.types.values() if content_type.searchable)
+
+
 def search(conn: sa.Connection, ctx: Context, text: str, *, page: int = 1) -> Archive:
-    """Posts and pages matching the words of ``text``, as the reference's front-end search."""
+    """Items of every searchable type matching the words of ``text``, as the reference's
+    front-end search (post type ``any``, ordered by relevance); protected items only for
+    logged-in users, as its search clause has it."""
     if not text.strip():
         return Archive([], max(1, page), False)
-    return _page(conn, ctx, page, search=text, types=("post", "page"))
+    return _page(conn, ctx, page, search=text, types=searched_types(ctx), hide_protected=not ctx.user,
+                 orderby="relevance")
 
 
 def item_extras(conn: sa.Connection, ctx: Context, item: Item) -> Extras:

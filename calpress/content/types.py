@@ -105,6 +105,7 @@ class ContentType:
     has_archive: bool | str = False
     show_ui: bool | None = None  # None: follows ``public``
     show_in_nav_menus: bool | None = None  # None: follows ``public``
+    exclude_from_search: bool | None = None  # None: follows not ``public`` (the reference's default)
     # Arguments a feature was declared with (``editor`` with notes on posts and pages).
     feature_args: dict[str, Any] = field(default_factory=dict)
 
@@ -120,6 +121,12 @@ class ContentType:
         """The reference's is_post_type_viewable: builtin types when public, others when publicly
         queryable (which follows ``public`` for the types registered here)."""
         return self.public
+
+    @property
+    def searchable(self) -> bool:
+        """Whether the site's search lists the type's items (public, not excluded from search)."""
+        excluded = not self.public if self.exclude_from_search is None else self.exclude_from_search
+        return self.public and not excluded
 
     @property
     def core_like(self) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 from .. import admin
-from . import auth, discovery, openapi, site, uploads
+from . import auth, comment_form, discovery, openapi, site, uploads
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -122,6 +122,7 @@ def build_pages(calpress: Calpress) -> PageTable:
         Page("rest-nonce", "/wp-admin/admin-ajax.php", account, suffix="ajax"),
         Page("authorize-application", auth.AUTHORIZE_PATH, account, suffix="authorize"),
         Page("openapi", "/openapi.json", openapi.OpenApiDocument(calpress)),
+        Page("comments-post", comment_form.COMMENTS_POST_PATH, comment_form.CommentPost(public)),
         *(
             Page(f"calendar-{prefix.strip('/')}", prefix.rstrip("/"), public, prefix=True, any_method=True)
             for prefix in discovery.PAGE_PREFIXES

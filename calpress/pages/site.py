@@ -56,7 +56,7 @@ from ..media import attachments
 from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
 from ..rest.urls import rest_url
-from . import discovery, feeds, sitemaps, syndication
+from . import comment_form, discovery, feeds, sitemaps, syndication
 from .adminbar import admin_bar
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
@@ -122,6 +122,7 @@ class Requester:
         self.origin = calpress.origin(req)
         self.ctx = Context.of(calpress.site, user=self.user, home=self.origin)
         self.postpass = req.cookies.get(POSTPASS_COOKIE) or ""
+        self.comments: Any = None  # the comment page and commenter cookies (comment_form.prepare)
 
     @property
     def user_id(self) -> int:
@@ -149,7 +150,7 @@ class PublicSite:
         who = Requester(self, req)
         generation = self.calpress.rest.generation(None) if self.calpress.rest.generation else 0
         key = (who.origin, req.path, req.query_string, who.user_id, who.session.token if who.session else "",
-               who.postpass, int(time.time() // 60))
+               who.postpass, comment_form.cache_key(req), int(time.time() // 60))
         answer = self.cache.get(key, generation)
         if answer is None:
             answer = self.answer(req, who)
@@ -199,6 +200,7 @@ class PublicSite:
                 return syndicated
             if path == "/events" or path.startswith("/events/") or (path == "/" and self._calendar_root(query)):
                 return self.calendar(req, who)
+            path = comment_form.prepare(who, req, path, query, self.calpress.settings.secret_key)
             embedded = _embed_address(path, query)
             if embedded is not None:
                 with self.site.read() as conn:
@@ -460,7 +462,7 @@ class PublicSite:
             end_text=_moment_text(ctx, card.end, card.all_day, today),
             time_text=_time_range(ctx, card), website=website,
             add_links=feeds.add_to_calendar_links(card, item, _plain(content), str(ctx.options.get("blogname") or ""), who.origin),
-            previous=neighbours[0], next=neighbours[1],
+            previous=neighbours[0], next=neighbours[1], comments=comment_form.section(self, who, item, url, locked=locked),
         )
 
     def _neighbours(self, conn: Any, ctx: Context, item: Item, loaded: cal.Loaded) -> tuple[Any, Any]:
@@ -543,11 +545,13 @@ class PublicSite:
             date_text=date_text(ctx, item.date_local, today, with_year=True),
             author={"name": extra.author_name, "url": extra.author_url} if extra.author_name else None,
             terms=terms, image=None if locked else (image or None), item_class=f"type-{item.type}",
+            comments=comment_form.section(self, who, item, url, locked=locked),
         )
 
     def _archive(self, who: Requester, heading: str, found: archives.Archive, page_url: Any, *, intro: str = "",
                  empty: str = "Nothing has been published here yet.", search: str | None = None, current: str = "",
-                 root: str | None = None, archive: Any = None, archive_url: str = "") -> Answer:
+                 root: str | None = None, archive: Any = None, archive_url: str = "",
+                 event_dates: dict[int, tuple[str, str]] | None = None) -> Answer:
         ctx = who.ctx
         if not found.items and found.page > 1:
             return self.not_found(who)
@@ -555,12 +559,14 @@ class PublicSite:
         entries = []
         for item in found.items:
             protected = bool(item.password)
+            when = (event_dates or {}).get(item.id)  # an event shows when it happens
             entries.append({
                 "id": item.id,
                 "title": rendering.render_title(item.title).strip(),
                 "url": item_service.permalink(ctx, item),
-                "date_iso": item.date_local.isoformat(),
-                "date_text": date_text(ctx, item.date_local, today, with_year=True),
+                "date_iso": when[0] if when else item.date_local.isoformat(),
+                "date_text": when[1] if when else date_text(ctx, item.date_local, today, with_year=True),
+                "sticky": item.id in found.sticky,
                 "excerpt": "" if protected else rendering.render_excerpt(item.excerpt, item.content).strip(),
                 "private": item.status == "private",
             })
@@ -616,9 +622,16 @@ class PublicSite:
         text = target.search[: cal_views.SEARCH_MAX_LENGTH]
         with self.site.read() as conn:
             found = archives.search(conn, who.ctx, text, page=target.page)
+            events = [item for item in found.items if item.type == cal.EVENT_TYPE]
+            loaded = cal.load_items(conn, who.ctx, events) if events else None
+        event_dates: dict[int, tuple[str, str]] = {}
+        if loaded is not None:
+            cards = Cards(who.ctx, loaded, cal_views.local_now(who.ctx).date(), lambda term: self.term_url(who, term))
+            for card in (cards.event(item) for item in events):
+                event_dates[card.id] = (card.start.isoformat(), _plain(card.schedule))
         return self._archive(who, f"Search results for \u201c{text[:80]}\u201d", found,
                              lambda n: f"{who.origin}/?{urlencode({'s': text, **({'paged': n} if n > 1 else {})})}",
-                             empty="Nothing matched your search. Try other words.", search=text)
+                             empty="Nothing matched your search. Try other words.", search=text, event_dates=event_dates)
 
 
 @dataclass

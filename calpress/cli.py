@@ -181,6 +181,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not args.share_port:
         _check_port_free(settings.host, settings.port)
     location, settings, site = _make_site(location, settings)  # migrate once before the workers start
+    from .pages.theme import override_problems
+
+    broken = override_problems(settings.data_dir)
+    if broken:  # refused here: a worker failing on it would be respawned without end
+        print("calpress: a template override cannot be read; fix or remove it:\n  " + "\n  ".join(broken), file=sys.stderr)
+        site.close()
+        return 1
     with site.read() as conn:
         from .auth.users import count_users
 

@@ -34,6 +34,7 @@ from ..compat.phpdate import format_php
 from ..content.items import site_zone
 from ..content.slugs import strip_tags
 from ..site_settings import Rejected, clean_option, zone_names
+from . import branding
 from .shell import AdminRequest, Forbidden, Screen
 from .values import number
 
@@ -270,6 +271,7 @@ class GeneralSettings(OptionsScreen):
             "timezone_string": shown_timezone(str(current.get("timezone") or ""), options.get("gmt_offset")),
             "date_format": str(current.get("date_format") or ""), "time_format": str(current.get("time_format") or ""),
             "start_of_week": current.get("start_of_week") if current.get("start_of_week") is not None else 1,
+            **branding.values(r, current, options),  # logo, icon, extra CSS (admin/branding.py)
         }
 
     def read(self, r: AdminRequest, shown: dict[str, Any]) -> Change:
@@ -312,6 +314,7 @@ class GeneralSettings(OptionsScreen):
         if not isinstance(week, int) or not 0 <= week <= 6:
             change.errors["start_of_week"] = "Choose a day of the week."
         change.rest_if_changed("start_of_week", sent["start_of_week"], shown["start_of_week"])
+        branding.read(r, shown, change)
         return change
 
     @staticmethod
@@ -345,6 +348,7 @@ class GeneralSettings(OptionsScreen):
             "custom": CUSTOM, "utc_time": format_php(now, "Y-m-d H:i:s"), "local_time": format_php(local, "Y-m-d H:i:s"),
             "preview": lambda fmt: format_php(local, fmt),
             "request_address": r.origin,
+            **branding.context(r),
         }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from ..auth.authenticate import VIEW_NONCE_ACTION, nonce_user, view_nonces
 from ..calendar import views as cal_views
 from ..content.items import Context
+from ..pages.theme import templates_for
 from ..pages.views import PAGE_POLICY, Addresses, render_view, term_url
 from ..rest.errors import RestError
 from ..rest.registry import Endpoint, Route
@@ -99,7 +100,7 @@ def render(request: RestRequest) -> Any:
             "tvn1": str(params.get("tvn1") or ""), "tvn2": str(params.get("tvn2") or ""),
             "_wpnonce": str(params.get("_wpnonce") or ""),
         } if state.view == "reflector" else view_nonces(site.settings.secret_key, ctx.user.id if ctx.user else 0, token),
-            heading="h1")
+            heading="h1", env=templates_for(site.settings))
     except cal_views.ViewError as err:
         # The parameter the client sent that holds the fault: a view_data entry, or the URL.
         name = "view_data" if view_data and err.param in view_data else ("u" if wrapped else "url")

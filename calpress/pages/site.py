@@ -56,11 +56,12 @@ from ..media import attachments
 from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
 from ..rest.urls import rest_url
-from . import comment_form, discovery, feeds, sitemaps, syndication
+from . import branding, comment_form, discovery, feeds, pictures, sharing, sitemaps, syndication, theme
 from .adminbar import admin_bar
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
-from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, templates, term_url
+from .pictures import Loading
+from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, term_url
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -143,6 +144,7 @@ class PublicSite:
         self.has_oembed = self._has_route("oembed.embed")
         self.css_url = f"{STATIC_PATH}/site.css?ver={asset_version('site.css')}"
         self.js_url = f"{STATIC_PATH}/views.js?ver={asset_version('views.js')}"
+        self.templates = theme.templates_for(calpress.settings)  # the package's, the data folder's overrides first
 
     # -- entry points ---------------------------------------------------------------------------
 
@@ -276,7 +278,7 @@ class PublicSite:
     def page_model(self, who: Requester, title: str, *, root: str | None = None, json_ld: list[Any] | None = None,
                    links: list[dict[str, str]] | None = None, body_class: str = "", current: str = "",
                    noindex: bool = False, item_url: str = "", item: Item | None = None, archive: Any = None,
-                   archive_url: str = "") -> tuple[dict[str, Any], dict[str, str]]:
+                   archive_url: str = "", share: sharing.Share | None = None) -> tuple[dict[str, Any], dict[str, str]]:
         """The layout's data and the page's headers (REST and calendar discovery). A logged-in
         requester gets the admin bar (``item``: the single item shown, for its edit link); the
         page cache keys pages by requester and session, so nobody else is served it."""
@@ -323,13 +325,15 @@ class PublicSite:
             "nav": nav,
             "user_name": who.user.display_name if who.user else "",
             "noindex": noindex and sitemaps.is_public(options),
+            "head": sharing.head_tags(options, share, title),  # canonical, description, Open Graph (sharing.py)
+            "brand": branding.brand(self.site, who.ctx),  # logo, icons, extra CSS (branding.py)
             "admin_bar": admin_bar(who.ctx, who.session, self.calpress.settings.secret_key, home, self.calpress.admin_files,
                                    item) if who.user and who.session else None,
         }
         return model, headers
 
     def render(self, template: str, status: int, model: dict[str, Any], headers: dict[str, str], **context: Any) -> Answer:
-        body = templates.get_template(template).render(page=model, **context)
+        body = self.templates.get_template(template).render(page=model, **{"images": Loading(), **context})
         return Answer(status, body.encode(), headers=headers)
 
     def not_found(self, who: Requester) -> Answer:
@@ -342,7 +346,7 @@ class PublicSite:
 
     def password_form(self, who: Requester, item: Item, url: str) -> str:
         wrong = bool(who.postpass)
-        return templates.get_template("site/password.html").render(action=url, item_id=item.id, wrong=wrong)
+        return self.templates.get_template("site/password.html").render(action=url, item_id=item.id, wrong=wrong)
 
     # -- embeds ---------------------------------------------------------------------------------
 
@@ -385,7 +389,7 @@ class PublicSite:
 
     def _embed_answer(self, who: Requester, status: int, **context: Any) -> Answer:
         options = who.ctx.options
-        body = templates.get_template("site/embed.html").render(
+        body = self.templates.get_template("site/embed.html").render(
             lang=str(options.get("WPLANG") or "en").replace("_", "-") or "en",
             site_name=html.unescape(str(options.get("blogname") or "")), home=who.origin, script=embeds.FRAME_SCRIPT,
             body_class="embed" if status == 200 else "embed error404", **{"found": False, **context},
@@ -405,7 +409,7 @@ class PublicSite:
         state = cal_views.view_state(url, who.origin, who.ctx.options)
         if state.ical:
             return self.view_feed(who, state)
-        rendered = render_view(self.site, who.ctx, state, self.addresses(who), nonces=self.nonces(who))
+        rendered = render_view(self.site, who.ctx, state, self.addresses(who), nonces=self.nonces(who), env=self.templates)
         root_query: dict[str, Any] = {}
         if state.category:
             root_query["categories"] = state.category
@@ -417,7 +421,8 @@ class PublicSite:
         ics = ical_address(state.url)
         links = [{"rel": "alternate", "type": "text/calendar", "title": "iCalendar", "href": ics}]
         model, headers = self.page_model(who, rendered.title, root=root, links=links, current="events",
-                                         body_class=f"calendar calendar-{state.view}")
+                                         body_class=f"calendar calendar-{state.view}",
+                                         share=sharing.Share(cal_views.view_url(state, date=state.date, page=state.page)))
         return self.render("site/calendar.html", 200, model, headers, view_html=rendered.html)
 
     def view_feed(self, who: Requester, state: cal_views.ViewState) -> Answer:
@@ -448,15 +453,16 @@ class PublicSite:
         json_ld = [] if locked else [script_json([builder.event(item)["json_ld"]])]
         website = safe_url(item.meta.get("_EventURL") or "")  # no javascript: (data:...) href
         content = "" if locked else rendering.render_content(item.content).strip()
+        content, images = pictures.page_images(self.site, ctx.home, content, None if locked else card.image)
         links = [
             {"rel": "alternate", "type": "application/json", "href": self.rest_link(who, "cms.cal_events.item", id=item.id)},
             {"rel": "alternate", "type": "text/calendar", "title": "iCalendar", "href": _with_query(url, {"ical": "1"})},
         ]
         model, headers = self.page_model(who, card.title, root=self.rest_link(who, "cal.events.item", id=item.id),
                                          json_ld=json_ld, links=links, current="events", body_class="single-event",
-                                         item_url=url, item=item)
+                                         item_url=url, item=item, share=sharing.event_share(card, content, locked))
         return self.render(
-            "site/event.html", 200, model, headers, e=card, content=content, locked=locked,
+            "site/event.html", 200, model, headers, e=card, content=content, locked=locked, images=images,
             password_form=self.password_form(who, item, url) if locked else "",
             start_text=_moment_text(ctx, card.start, card.all_day, today),
             end_text=_moment_text(ctx, card.end, card.all_day, today),
@@ -498,17 +504,21 @@ class PublicSite:
         root = self.events_root(who, {kind: item.id})
         rest_name = "cms.cal_venue.item" if kind == "venue" else "cms.cal_organizer.item"
         links = [{"rel": "alternate", "type": "application/json", "href": self.rest_link(who, rest_name, id=item.id)}]
+        picture = None if locked else own.images.get(item.featured_media) or None
         model, headers = self.page_model(who, title, root=root, json_ld=[script_json(ld)] if ld and not locked else [],
                                          links=links, current="events", body_class=f"single-{kind}", item_url=url,
-                                         item=item)
+                                         item=item, share=sharing.Share(url, "" if locked else item.content, "article", title,
+                                                                        picture))
         more_url = f"{who.origin}/events/list/" if more else ""
+        content, images = pictures.page_images(self.site, ctx.home, "" if locked else rendering.render_content(item.content).strip(),
+                                               picture)
         return self.render(
             "site/linked.html", 200, model, headers, kind=kind, title=title, locked=locked,
             password_form=self.password_form(who, item, url) if locked else "",
             place=place_of(ctx, item) if kind == "venue" and not locked else None,
             person=person_of(ctx, item) if kind == "organizer" and not locked else None,
-            content="" if locked else rendering.render_content(item.content).strip(),
-            events=[cards.event(e) for e in loaded.items], more_url=more_url, v={"show_zone": False},
+            content=content, images=images,
+            events=[cards.event(e) for e in loaded.items], more_url=more_url, v={"show_zone": False}, image=picture,
         )
 
     # -- posts, pages, archives -----------------------------------------------------------------
@@ -529,13 +539,15 @@ class PublicSite:
             content = attachments.attachment_html(item, self.site.storage, ctx.home).strip()
         else:
             content = rendering.render_content(item.content).strip()
+        content, images = pictures.page_images(self.site, ctx.home, content, None if locked else image or None)
         content_type = ctx.registry.types.get(item.type)
         rest_base = getattr(content_type, "rest_base", "") if content_type else ""
         links = []
         if rest_base and self._has_route(f"cms.{rest_base}.item"):
             links.append({"rel": "alternate", "type": "application/json", "href": self.rest_link(who, f"cms.{rest_base}.item", id=item.id)})
         model, headers = self.page_model(who, title, links=links, body_class=f"single single-{item.type}", item_url=url,
-                                         current="home" if extra.is_front else "", item=item)
+                                         current="home" if extra.is_front else "", item=item,
+                                         share=sharing.item_share(ctx, item, url, page, locked, image))
         terms = [(label, [(t.name, self.term_url(who, t)) for t in found]) for label, found in extra.terms if found]
         today = cal_views.local_now(ctx).date()
         return self.render(
@@ -544,7 +556,7 @@ class PublicSite:
             show_meta=item.type == "post", date_iso=item.date_local.isoformat(),
             date_text=date_text(ctx, item.date_local, today, with_year=True),
             author={"name": extra.author_name, "url": extra.author_url} if extra.author_name else None,
-            terms=terms, image=None if locked else (image or None), item_class=f"type-{item.type}",
+            terms=terms, image=None if locked else (image or None), item_class=f"type-{item.type}", images=images,
             comments=comment_form.section(self, who, item, url, locked=locked),
         )
 
@@ -573,7 +585,8 @@ class PublicSite:
         page_title = heading if found.page == 1 else f"{heading} \u2013 Page {found.page}"
         model, headers = self.page_model(who, "" if current == "home" and found.page == 1 else page_title,
                                          current=current, root=root, body_class="archive", archive=archive,
-                                         archive_url=archive_url)
+                                         archive_url=archive_url,
+                                         share=sharing.Share("" if search is not None else page_url(found.page), intro))
         return self.render(
             "site/archive.html", 200, model, headers, heading=html.escape(heading), intro=intro, entries=entries,
             empty_text=empty, prev_url=page_url(found.page - 1) if found.page > 1 else "",

@@ -34,6 +34,7 @@ from ..calendar.represent import Builder
 from ..compat.phpdate import format_php
 from ..content.items import Context, Item
 from .cards import Cards, EventCard, date_text
+from .pictures import Loading
 
 templates = Environment(
     loader=PackageLoader("calpress", "templates"), autoescape=select_autoescape(["html"]), trim_blocks=False, lstrip_blocks=False
@@ -164,8 +165,10 @@ def render_view(
     heading: str = "h1",
     now: dt.datetime | None = None,
     site_name: str = "",
+    env: Environment | None = None,
 ) -> Rendered:
-    """The view container for ``state`` (raises ViewError for what names nothing)."""
+    """The view container for ``state`` (raises ViewError for what names nothing); ``env``: the
+    site's templates (its overrides, :mod:`.theme`), else the package's."""
     now = now or cal_views.local_now(ctx)
     today = now.date()
     if state.view == "reflector":
@@ -246,7 +249,7 @@ def render_view(
         "view_more_link": v.get("next_url") or "",
     })
     v["nonce_json"] = script_json({"tvn1": nonces.get("tvn1", ""), "tvn2": nonces.get("tvn2", "")})
-    body = templates.get_template("site/calendar/view.html").render(v=v)
+    body = (env or templates).get_template("site/calendar/view.html").render(v=v, images=Loading())
     return Rendered(body, title, event_ids)
 
 

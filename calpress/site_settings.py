@@ -91,6 +91,23 @@ SETTINGS: tuple[Setting, ...] = (
 # none, so only "" (en_US) can be chosen.
 AVAILABLE_LANGUAGES: tuple[str, ...] = ()
 
+# The calendar's events page as the front page: The Events Calendar stores it as a static front
+# page whose page_on_front is this virtual id (its Front_Page_View keeps the value its absint would
+# make positive). The REST route shows and takes it as is.
+EVENTS_FRONT_PAGE = -10
+
+
+def events_on_front(options: Any) -> bool:
+    """Whether the front page shows the calendar's events page (show_on_front "page" with the
+    virtual page id)."""
+    if options.get("show_on_front") != "page":
+        return False
+    try:
+        return int(str(options.get("page_on_front") or 0).strip()) == EVENTS_FRONT_PAGE
+    except ValueError:
+        return False
+
+
 _ABSINT_OPTIONS = frozenset({"page_on_front", "page_for_posts", "default_category", "start_of_week", "site_icon"})
 _URL_START = re.compile(r"http(s?)://(.+)", re.IGNORECASE)
 
@@ -111,6 +128,8 @@ def clean_option(option: str, value: Any) -> Any:
     """The value the reference's sanitize_option stores for ``option``, or Rejected when it keeps
     the stored one (an address that is no e-mail, an unknown zone or language, a site address
     without http(s)://)."""
+    if option == "page_on_front" and int(value) == EVENTS_FRONT_PAGE:
+        return EVENTS_FRONT_PAGE
     if option in _ABSINT_OPTIONS:
         return abs(int(value))
     if option == "posts_per_page":

@@ -34,7 +34,7 @@ from ..compat.phpdate import format_php
 from ..content.items import site_zone
 from ..content.slugs import strip_tags
 from ..site_settings import Rejected, clean_option, zone_names
-from . import branding
+from . import branding, reading_calendar
 from .shell import AdminRequest, Forbidden, Screen
 from .values import number
 
@@ -369,7 +369,8 @@ class ReadingSettings(OptionsScreen):
         current = self.current(r)
         return {"show_on_front": current.get("show_on_front") or "posts", "page_on_front": current.get("page_on_front") or 0,
                 "page_for_posts": current.get("page_for_posts") or 0, "posts_per_page": current.get("posts_per_page") or 10,
-                "discourage": str(r.site.load_options().get("blog_public", 1)).strip() == "0"}
+                "discourage": str(r.site.load_options().get("blog_public", 1)).strip() == "0",
+                **reading_calendar.values(r)}
 
     @staticmethod
     def pages(r: AdminRequest) -> list[tuple[int, str]]:
@@ -394,13 +395,15 @@ class ReadingSettings(OptionsScreen):
             change.errors["show_on_front"] = "Choose what the homepage displays."
         known = {page_id for page_id, _ in self.pages(r)}
         for name in ("page_on_front", "page_for_posts"):
-            if sent[name] and sent[name] not in known and sent[name] != shown[name]:
+            choices = known | {page_id for page_id, _ in reading_calendar.front_choices()} if name == "page_on_front" else known
+            if sent[name] and sent[name] not in choices and sent[name] != shown[name]:
                 change.errors[name] = "Choose a published page."
         if sent["show_on_front"] == "page" and not sent["page_on_front"] and not sent["page_for_posts"]:
             change.errors["page_on_front"] = "Choose the page the homepage displays."
         for name in ("show_on_front", "page_on_front", "page_for_posts"):
             change.rest_if_changed(name, sent[name], shown[name])
         _per_page(change, "posts_per_page", shown["posts_per_page"])
+        reading_calendar.read(r, change, shown)
         return change
 
     def context(self, r: AdminRequest, values: dict[str, Any]) -> dict[str, Any]:
@@ -408,7 +411,8 @@ class ReadingSettings(OptionsScreen):
         same = values.get("show_on_front") == "page" and values.get("page_on_front") and \
             values.get("page_on_front") == values.get("page_for_posts")
         return {"pages": pages, "same_pages": same,
-                "calendar_settings": r.url("edit.php", post_type="cal_events", page=CAL_SETTINGS_PAGE)}
+                "calendar_settings": r.url("edit.php", post_type="cal_events", page=CAL_SETTINGS_PAGE),
+                **reading_calendar.context()}
 
 
 def _per_page(change: Change, name: str, shown: Any) -> None:

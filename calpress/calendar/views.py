@@ -4,9 +4,11 @@ A view is named by a public URL of the calendar (calendar-api.md 7.3): pretty pa
 ``/events/list/``, ``/events/month/2026-12/``, ``/events/2026-12-06/``, ``/events/category/jazz/``,
 ``/events/tag/free/month/``, ``/events/list/page/2/``, and query arguments (``eventDisplay``,
 ``eventDate``, ``tribe-bar-date``, ``tribe-bar-search``, ``tribe_events_cat``, ``tag``, ``paged``,
-``post_type``...), which override what the path says; the views route's ``view_data`` entries
-override both. :func:`view_state` turns that into a typed :class:`ViewState`; the HTML pages and
-the ``cal/views/v2/html`` route both start there.
+``post_type``..., and the events bar's venue filter ``tribe_venue``), which override what the path
+says; the views route's ``view_data`` entries override both. When the events page is the front
+page (Settings > Reading), the site's root is the default view too. :func:`view_state` turns that
+into a typed :class:`ViewState`; the HTML pages and the ``cal/views/v2/html`` route both start
+there.
 
 Then one call per view reads its events in one read connection, through the listing service:
 
@@ -41,7 +43,9 @@ import sqlalchemy as sa
 from ..content import archives
 from ..content import terms as term_store
 from ..content.items import Context, Item
+from ..site_settings import events_on_front
 from . import listing
+from .bar_filters import VENUE_VAR, venue_name
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE
 from .events import EventRow, Loaded, parse_moment, site_timezone
 from .values import truthy
@@ -57,15 +61,22 @@ MONTH_DAY_EVENTS = 3  # events a month cell lists before "+ N more" (the referen
 WINDOW_LIMIT = 1000  # events a month or day view loads at most
 SEARCH_MAX_LENGTH = 1000  # as the REST listings' search argument
 MAX_PAGE = 10_000
+# Events in an iCalendar export of a view (the Subscribe feed, ``?ical=1``): the reference's
+# feed_default_export_count (30), which its tribe_ical_feed_posts_per_page filter changes; here the
+# Reading setting "Events in the iCalendar feed" stores it.
+ICAL_FEED_OPTION = "cal_ical_feed_posts_per_page"
+ICAL_FEED_DEFAULT = 30
+ICAL_FEED_MAX = WINDOW_LIMIT
 
 _DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _MONTH = re.compile(r"(\d{4})-(\d{2})")
 _PAGE = re.compile(r"[1-9]\d{0,6}")
 _SLUG = re.compile(r"[^/?#\s]{1,200}")
+_ID = re.compile(r"[1-9]\d{0,9}")
 # The query arguments a view URL may carry, and the names the reference's context gives them.
 QUERY_VARS = (
     "eventDisplay", "eventDate", "tribe-bar-date", "tribe-bar-search", "tribe_events_cat", "tag", "paged", "page",
-    "post_type", "featured", "ical",
+    "post_type", "featured", "ical", VENUE_VAR,
 )
 
 
@@ -91,6 +102,7 @@ class ViewState:
     search: str = ""
     category: str = ""  # event category slug
     tag: str = ""  # tag slug
+    venue: int = 0  # venue id (the events bar's venue filter)
     featured: bool = False
     page: int = 1
     past: bool = False
@@ -185,15 +197,16 @@ def _is_view_segment(segment: str) -> bool:
     )
 
 
-def url_vars(url: str, home: str) -> dict[str, str]:
-    """The request variables of a view URL: its path's, then its query arguments over them."""
+def url_vars(url: str, home: str, *, front: bool = False) -> dict[str, str]:
+    """The request variables of a view URL: its path's, then its query arguments over them.
+    ``front``: the events page is the front page, so the site's root is the default view."""
     path, query = _strip_home(url, home)
     found = path_vars(path)
     for name, value in parse_qsl(query, keep_blank_values=True):
         if name in QUERY_VARS:
             found[name] = value
-    if not path.strip("/"):
-        if found.get("post_type") != EVENT_TYPE and not (set(found) & {"eventDisplay", "tribe_events_cat"}):
+    if not path.strip("/") and not front:
+        if found.get("post_type") != EVENT_TYPE and not (set(found) & {"eventDisplay", "tribe_events_cat", VENUE_VAR}):
             raise ViewError("The URL is not a calendar view.")
     return found
 
@@ -233,7 +246,7 @@ def view_state(
 ) -> ViewState:
     """The state of the view ``url`` names, ``view_data`` entries over the URL's own, ``view``
     over both. ``public``: the request comes from a page, where only the listed views exist."""
-    values: dict[str, Any] = dict(url_vars(url, home))
+    values: dict[str, Any] = dict(url_vars(url, home, front=events_on_front(options)))
     for name, value in (view_data or {}).items():
         values[str(name)] = value
     default = str(options.get(DEFAULT_VIEW_OPTION) or DEFAULT_VIEW)
@@ -256,6 +269,11 @@ def view_state(
         if slug_text and not _SLUG.fullmatch(slug_text):
             raise ViewError(f"No {attribute} is called {slug_text[:100]}.", param=name)
         setattr(state, attribute, slug_text.lower())
+    venue_text = _string(values, VENUE_VAR)
+    if venue_text:
+        if not _ID.fullmatch(venue_text):
+            raise ViewError(f"No venue is numbered {venue_text[:100]}.", param=VENUE_VAR)
+        state.venue = int(venue_text)
     state.featured = truthy(values.get("featured") or False) if not isinstance(values.get("featured"), (dict, list)) else False
     state.ical = truthy(_string(values, "ical") or False)
     paged = _string(values, "paged") or _string(values, "page")
@@ -291,7 +309,7 @@ def _normal_url(url: str, home: str) -> str:
 
 def view_url(state: ViewState, *, view: str | None = None, date: dt.date | None = None, month: bool = False,
              page: int = 1, past: bool | None = None, ical: bool = False) -> str:
-    """The pretty address of a view with ``state``'s filters (category, tag, featured, search)."""
+    """The pretty address of a view with ``state``'s filters (category, tag, featured, search, venue)."""
     slug = view or state.view
     parts = [BASE]
     if state.category:
@@ -322,6 +340,10 @@ def view_url(state: ViewState, *, view: str | None = None, date: dt.date | None 
         query["eventDisplay"] = "past"
     if state.search:
         query["tribe-bar-search"] = state.search
+    if state.category and state.tag:  # the path names the category; the tag goes along as a query
+        query["tag"] = state.tag
+    if state.venue:
+        query[VENUE_VAR] = str(state.venue)
     if ical and slug == "month" and date is not None:
         query["eventDate"] = f"{date.year:04d}-{date.month:02d}"
     elif ical and slug == "day" and date is not None:
@@ -356,6 +378,10 @@ def _base_query(conn: sa.Connection, ctx: Context, state: ViewState) -> listing.
         if term is None:
             raise ViewError(f"No tag is called {state.tag[:100]}.", param="tag")
         query.tags = [term.id]
+    if state.venue:
+        if venue_name(conn, ctx, state.venue) is None:
+            raise ViewError(f"No venue is numbered {state.venue}.", param=VENUE_VAR)
+        query.venues = [state.venue]
     if state.featured:
         query.featured = True
     return query
@@ -412,9 +438,11 @@ class DayView:
     truncated: bool = False
 
 
-def list_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None) -> ListView:
+def list_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None,
+              per_page: int | None = None) -> ListView:
+    """``per_page``: the page size (the iCalendar export's); else the list's own."""
     now = now or local_now(ctx)
-    per_page = listing.page_size(ctx)
+    per_page = per_page or listing.page_size(ctx)
     start = now if state.date is None else dt.datetime.combine(state.date, dt.time())
     query = _base_query(conn, ctx, state)
     if state.past:
@@ -463,7 +491,8 @@ def covered_days(row: EventRow) -> tuple[dt.date, dt.date]:
     return first, max(first, last)
 
 
-def month_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None) -> MonthView:
+def month_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None,
+               limit: int = WINDOW_LIMIT) -> MonthView:
     today = (now or local_now(ctx)).date()
     first = (state.date or today).replace(day=1)
     last = first.replace(day=gregorian.monthrange(first.year, first.month)[1])
@@ -475,9 +504,9 @@ def month_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.d
         grid_last -= dt.timedelta(days=7)
     query = _base_query(conn, ctx, state)
     _covering(query, conn, dt.datetime.combine(grid_first, dt.time()), dt.datetime.combine(grid_last, dt.time(23, 59, 59)))
-    loaded = listing.window_events(conn, ctx, query, limit=WINDOW_LIMIT + 1)
-    truncated = len(loaded.items) > WINDOW_LIMIT
-    loaded.items = loaded.items[:WINDOW_LIMIT]
+    loaded = listing.window_events(conn, ctx, query, limit=limit + 1)
+    truncated = len(loaded.items) > limit
+    loaded.items = loaded.items[:limit]
     by_day: dict[dt.date, list[Item]] = {}
     for item in loaded.items:
         row = loaded.event_rows.get(item.id)
@@ -509,13 +538,14 @@ def month_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.d
     return MonthView(loaded, first, weeks, previous.replace(day=1) if previous else None, following, truncated)
 
 
-def day_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None) -> DayView:
+def day_view(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None,
+             limit: int = WINDOW_LIMIT) -> DayView:
     day = state.date or (now or local_now(ctx)).date()
     query = _base_query(conn, ctx, state)
     _covering(query, conn, dt.datetime.combine(day, dt.time()), dt.datetime.combine(day, dt.time(23, 59, 59)))
-    loaded = listing.window_events(conn, ctx, query, limit=WINDOW_LIMIT + 1)
-    truncated = len(loaded.items) > WINDOW_LIMIT
-    loaded.items = loaded.items[:WINDOW_LIMIT]
+    loaded = listing.window_events(conn, ctx, query, limit=limit + 1)
+    truncated = len(loaded.items) > limit
+    loaded.items = loaded.items[:limit]
     return DayView(loaded, day, _shift(day, -1), _shift(day, 1), truncated)
 
 
@@ -526,13 +556,27 @@ def _shift(day: dt.date, days: int) -> dt.date | None:
         return None
 
 
+def ical_feed_size(options: Mapping[str, Any]) -> int:
+    """How many events a view's iCalendar export holds: the stored setting when it is a whole
+    number from 1 to ICAL_FEED_MAX, else the reference's 30 (as its filter's value is checked)."""
+    value = options.get(ICAL_FEED_OPTION)
+    try:
+        number = int(str(value).strip()) if value is not None and not isinstance(value, bool) else 0
+    except ValueError:
+        number = 0
+    return number if 1 <= number <= ICAL_FEED_MAX else ICAL_FEED_DEFAULT
+
+
 def feed_events(conn: sa.Connection, ctx: Context, state: ViewState, *, now: dt.datetime | None = None) -> Loaded:
-    """The events of a view's .ics export: the month's, the day's, or the list's page."""
+    """The events of a view's .ics export, as the reference's views export them (each view's own
+    query with the feed's page size): the first events covering the month's grid or the day, or
+    the list's page counted in pages of the feed's size (page 2: events 31 to 60)."""
+    size = ical_feed_size(ctx.options)
     if state.view == "month":
-        return month_view(conn, ctx, state, now=now).loaded
+        return month_view(conn, ctx, state, now=now, limit=size).loaded
     if state.view == "day":
-        return day_view(conn, ctx, state, now=now).loaded
-    return list_view(conn, ctx, state, now=now).loaded
+        return day_view(conn, ctx, state, now=now, limit=size).loaded
+    return list_view(conn, ctx, state, now=now, per_page=size).loaded
 
 
 def adjacent_events(conn: sa.Connection, ctx: Context, event_id: int, start: dt.datetime) -> tuple[Item | None, Item | None]:

@@ -46,6 +46,7 @@ from ..auth import sessions
 from ..auth.authenticate import view_nonces
 from ..calendar import events as cal
 from ..calendar import views as cal_views
+from ..calendar.bar_filters import VENUE_VAR
 from ..calendar.represent import Builder
 from ..compat.formatting import safe_url, strip_all_tags
 from ..content import archives, permissions, public, rendering
@@ -56,6 +57,7 @@ from ..media import attachments
 from ..rest.cache import GenerationCache
 from ..rest.request import parse_query
 from ..rest.urls import rest_url
+from ..site_settings import events_on_front
 from . import branding, comment_form, discovery, feeds, pictures, sharing, sitemaps, syndication, theme
 from .adminbar import admin_bar
 from .answer import Answer
@@ -73,9 +75,10 @@ POSTPASS_COOKIE = "wp-postpass_calpress"
 PUBLIC_QUERY_VARS = frozenset({
     "p", "page_id", "attachment_id", "cat", "tag", "author", "author_name", "s", "name", "pagename", "category_name",
     "post_type", "paged", "eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search", "ical",
-    "cal_events", "cal_venue", "cal_organizer", "cal_events_cat", "preview", "embed", "feed",
+    "cal_events", "cal_venue", "cal_organizer", "cal_events_cat", "preview", "embed", "feed", VENUE_VAR,
 })
-CALENDAR_ROOT_VARS = frozenset({"eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search"})
+CALENDAR_ROOT_VARS = frozenset({"eventDisplay", "eventDate", "tribe_events_cat", "tribe-bar-date", "tribe-bar-search", VENUE_VAR})
+FRONT_OTHER_VARS = PUBLIC_QUERY_VARS - CALENDAR_ROOT_VARS - {"paged", "ical"}  # the root as something else
 LINKED_UPCOMING = 10
 PAGE_CACHE_BYTES = 32 * 1024 * 1024
 # An embed page's address: the item's own with ``embed/`` after it (or ``?embed=...``).
@@ -200,7 +203,7 @@ class PublicSite:
             syndicated = syndication.answer(self, who, path, query)  # feeds, sitemaps, robots.txt
             if syndicated is not None:
                 return syndicated
-            if path == "/events" or path.startswith("/events/") or (path == "/" and self._calendar_root(query)):
+            if path == "/events" or path.startswith("/events/") or (path == "/" and self._calendar_root(query, who)):
                 return self.calendar(req, who)
             path = comment_form.prepare(who, req, path, query, self.calpress.settings.secret_key)
             embedded = _embed_address(path, query)
@@ -220,8 +223,11 @@ class PublicSite:
             return self.error_page(who, err.status, err.message)
 
     @staticmethod
-    def _calendar_root(query: dict[str, Any]) -> bool:
-        return query.get("post_type") == cal.EVENT_TYPE or bool(CALENDAR_ROOT_VARS & query.keys())
+    def _calendar_root(query: dict[str, Any], who: Requester) -> bool:
+        if query.get("post_type") == cal.EVENT_TYPE or bool(CALENDAR_ROOT_VARS & query.keys()):
+            return True
+        # The events page as the front page: the root is the calendar unless it asks for something else.
+        return events_on_front(who.ctx.options) and not (FRONT_OTHER_VARS & query.keys())
 
     def target(self, who: Requester, target: public.Target, *, ical: bool) -> Answer:
         if target.kind == "item":
@@ -405,7 +411,9 @@ class PublicSite:
     # -- the calendar ---------------------------------------------------------------------------
 
     def calendar(self, req: falcon.Request, who: Requester) -> Answer:
-        url = who.origin + req.relative_uri
+        return self.calendar_at(who, who.origin + req.relative_uri)
+
+    def calendar_at(self, who: Requester, url: str) -> Answer:
         state = cal_views.view_state(url, who.origin, who.ctx.options)
         if state.ical:
             return self.view_feed(who, state)
@@ -417,6 +425,8 @@ class PublicSite:
             root_query["tags"] = state.tag
         if state.featured:
             root_query["featured"] = 1
+        if state.venue:
+            root_query["venue"] = state.venue
         root = self.events_root(who, root_query) if root_query else None
         ics = ical_address(state.url)
         links = [{"rel": "alternate", "type": "text/calendar", "title": "iCalendar", "href": ics}]
@@ -597,6 +607,8 @@ class PublicSite:
     def front_page(self, who: Requester, page: int) -> Answer:
         ctx = who.ctx
         options = ctx.options
+        if events_on_front(options):  # /page/N/ of an events front page: the default view's page N
+            return self.calendar_at(who, who.origin + "/" + (f"?paged={page}" if page > 1 else ""))
         if options.get("show_on_front") == "page" and int(options.get("page_on_front") or 0):
             with self.site.read() as conn:
                 item = item_service.get_item(conn, int(options["page_on_front"]))

@@ -4,8 +4,9 @@
 :func:`render_view` reads the view's events through :mod:`calpress.calendar.views` and renders
 ``templates/site/calendar/view.html``: one element with ``data-js="tribe-events-view"`` and the
 ``tribe-events-view--<slug>`` class, holding the ``tribe-events-view-data`` JSON (the reference's
-keys: slug, url, prev_url, next_url, today_url, events, title...), the events bar (search and
-date, a plain GET form), the view selector, the view's body (list, month grid or day), the
+keys: slug, url, prev_url, next_url, today_url, events, title...), the events bar (search, date,
+and the category and venue selects of :mod:`calpress.calendar.bar_filters` when there is a choice;
+a plain GET form, which views.js folds behind a search button on a phone), the view selector, the view's body (list, month grid or day), the
 previous / today / next links, the subscribe links, and the views nonce script (``tvn1`` for the
 requester, ``tvn2`` the anonymous one for logged-in users, as the reference emits them).
 
@@ -28,6 +29,7 @@ import orjson
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from ..calendar import bar_filters
 from ..calendar import views as cal_views
 from ..calendar.events import Loaded
 from ..calendar.represent import Builder
@@ -181,6 +183,8 @@ def render_view(
             data = cal_views.day_view(conn, ctx, state, now=now)
         else:
             data = cal_views.list_view(conn, ctx, state, now=now)
+        choices = bar_filters.filter_choices(conn, ctx, now)
+        venue = bar_filters.venue_name(conn, ctx, state.venue) if state.venue else ""
     cards = Cards(ctx, data.loaded, today, addresses.term_url)
     v: dict[str, Any] = {
         "slug": state.view,
@@ -192,7 +196,7 @@ def render_view(
         "today": today,
         "limit": cal_views.WINDOW_LIMIT,
     }
-    filters = _filter_label(state, data.loaded)
+    filters = _filter_label(state, data.loaded, venue or "")
     if state.view == "month":
         v.update(_month(ctx, state, data, cards, today))
         title = "Events for " + v["month_label"]
@@ -210,7 +214,12 @@ def render_view(
                   for slug, label in VIEW_LABELS.items()]
     v["today_url"] = cal_views.view_url(state, page=1, past=False)
     v["today_label"] = "Today" if state.view != "month" else "This Month"
-    v["form_action"] = cal_views.view_url(dataclasses.replace(state, search=""), page=1, past=state.past).split("?")[0]
+    category = _term_name(data.loaded, "cal_events_cat", state.category) if state.category else ""
+    v["bar_filters"] = _bar_filters(state, choices, category, venue or "")
+    # The selects send the category and venue, so the form's address leaves out those they show.
+    v["form_action"] = cal_views.view_url(dataclasses.replace(
+        state, search="", category="" if v["bar_filters"]["categories"] else state.category,
+        venue=0), page=1, past=state.past).split("?")[0]
     v["breadcrumbs"] = _breadcrumbs(state, filters)
     feed = cal_views.view_url(state, view="list", ical=True, past=False)
     export = ical_address(state.url)
@@ -253,10 +262,27 @@ def render_view(
     return Rendered(body, title, event_ids)
 
 
-def _filter_label(state: cal_views.ViewState, loaded: Loaded) -> str:
+def _bar_filters(state: cal_views.ViewState, choices: bar_filters.BarChoices, category_name: str,
+                 venue_name: str) -> dict[str, Any]:
+    """The events bar's category and venue selects: the choices of upcoming events, and the one
+    chosen even when it has none (so that submitting the form keeps it); none when there is
+    nothing to choose."""
+    categories = list(choices.categories)
+    if state.category and state.category not in {slug for slug, _ in categories}:
+        categories.insert(0, (state.category, category_name or state.category))
+    venues = list(choices.venues)
+    if state.venue and state.venue not in {venue_id for venue_id, _ in venues}:
+        venues.insert(0, (state.venue, venue_name or f"#{state.venue}"))
+    return {"categories": categories, "category": state.category, "venues": venues, "venue": state.venue,
+            "venue_var": bar_filters.VENUE_VAR}
+
+
+def _filter_label(state: cal_views.ViewState, loaded: Loaded, venue: str = "") -> str:
     parts = []
     if state.category:
         parts.append(_term_name(loaded, "cal_events_cat", state.category))
+    if state.venue:
+        parts.append(venue or f"Venue #{state.venue}")
     if state.tag:
         parts.append(_term_name(loaded, "post_tag", state.tag))
     if state.featured:
@@ -301,7 +327,7 @@ def _list(ctx: Context, state: cal_views.ViewState, data: cal_views.ListView, ca
         "title": title,
         "groups": _month_groups(shown, ctx),
         "latest_past": data.latest_past,
-        "empty_text": "There were no results found." if (state.search or state.category or state.tag) else (
+        "empty_text": "There were no results found." if (state.search or state.category or state.tag or state.venue) else (
             "There are no past events." if data.past else "There are no upcoming events."),
         "prev_url": prev_url,
         "next_url": next_url,

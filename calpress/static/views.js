@@ -10,10 +10,36 @@
   }
   function withoutHash(url) { return url.split("#")[0]; }
   var shown = withoutHash(window.location.href);
+  // The events bar on a phone: its search, date and filters fold behind a search button (the
+  // reference's tribe-events-c-events-bar__search-button). Without JavaScript the button stays
+  // hidden and the bar open; on a wide screen the stylesheet hides the button and keeps it open.
+  var narrow = window.matchMedia ? window.matchMedia("(max-width: 640px)") : null;
+  function searchButtons(root) { return root.querySelectorAll('[data-js="tribe-events-search-button"]'); }
+  function setOpen(button, open) {
+    var box = document.getElementById(button.getAttribute("aria-controls"));
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    if (box) { box.hidden = !open; }
+  }
+  function isOpen(root) {
+    var button = searchButtons(root)[0];
+    return button ? button.getAttribute("aria-expanded") === "true" : null;
+  }
+  function setUpBars(root, open) {
+    Array.prototype.forEach.call(searchButtons(root), function (button) {
+      button.hidden = false;
+      setOpen(button, typeof open === "boolean" ? open : !(narrow && narrow.matches));
+    });
+  }
+  setUpBars(document);
+  if (narrow) {
+    var follow = function () { setUpBars(document, !narrow.matches); };
+    if (narrow.addEventListener) { narrow.addEventListener("change", follow); } else if (narrow.addListener) { narrow.addListener(follow); }
+  }
   function load(view, url, push) {
     var rest = view.getAttribute("data-view-rest-url");
     if (!rest) { window.location.href = url; return; }
     view.setAttribute("aria-busy", "true");
+    var barOpen = isOpen(view);
     var target = rest + (rest.indexOf("?") === -1 ? "?" : "&") + "url=" + encodeURIComponent(withoutHash(url));
     var given = nonces(view);
     ["tvn1", "tvn2"].forEach(function (name) { if (given[name]) { target += "&" + name + "=" + encodeURIComponent(given[name]); } });
@@ -28,6 +54,7 @@
         var fresh = holder.firstElementChild;
         if (!fresh) { throw new Error("empty view"); }
         view.replaceWith(fresh);
+        setUpBars(fresh, barOpen === null ? undefined : barOpen);
         var data = fresh.querySelector('[data-js="tribe-events-view-data"]');
         var title = data ? JSON.parse(data.textContent).title : null;
         if (push) { window.history.pushState({ calpressView: true }, "", url); }
@@ -39,6 +66,11 @@
       .catch(function () { window.location.href = url; });
   }
   document.addEventListener("click", function (event) {
+    var toggle = event.target.closest('[data-js="tribe-events-search-button"]');
+    if (toggle) {
+      setOpen(toggle, toggle.getAttribute("aria-expanded") !== "true");
+      return;
+    }
     var link = event.target.closest('a[data-js="tribe-events-view-link"]');
     if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) { return; }
     var view = container(link);

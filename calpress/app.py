@@ -33,8 +33,11 @@ from .auth.authenticate import SiteAuthenticator
 from .calendar import definitions as calendar_definitions
 from .config import Settings, load_settings
 from .content import definitions as content_definitions
+from .content import public
 from .content.generation import ContentGeneration
+from .content.items import Context
 from .content.registry import ContentRegistry
+from .http_encoding import AnswerEncoding
 from .pages import build_pages, discovery
 from .pages.site import PUBLIC_QUERY_VARS
 from .rest import multipart
@@ -98,7 +101,8 @@ class Calpress:
         self.rest_heads = frozenset({REST_PREFIX.strip("/"), "batch",
                                      *(ns.split("/")[0] for ns in [*registry.namespaces, *registry.alias_namespaces])})
         self.falcon_app = self._build_falcon()
-        self.wsgi = self
+        # What servers and tests call: every answer compressed and tagged (http_encoding.py).
+        self.wsgi = AnswerEncoding(self)
 
     def _build_falcon(self) -> falcon.App:
         app = falcon.App(cors_enable=False)
@@ -107,7 +111,19 @@ class Calpress:
         app.resp_options.secure_cookies_by_default = False
         self.pages.install(app)
         app.add_error_handler(Exception, self.handle_error)
+        app.add_error_handler(falcon.HTTPStatus, self.handle_status)
         return app
+
+    def handle_status(self, req: falcon.Request, resp: falcon.Response, status: falcon.HTTPStatus, params: Any) -> None:
+        """A status raised by a page (the redirects to the login page, after login and logout):
+        sent as Falcon would, but an answer with no body of its own says text/html, as the
+        reference's redirects do, rather than Falcon's default JSON type."""
+        resp.status = status.status
+        if status.headers is not None:
+            resp.set_headers(status.headers)
+        resp.text = status.text
+        if status.text is None:
+            resp.content_type = "text/html; charset=UTF-8"
 
     def handle_error(self, req: falcon.Request, resp: falcon.Response, error: Exception, params: Any) -> None:
         """Errors raised outside the REST engine still leave in the reference's error shape."""
@@ -147,7 +163,7 @@ class Calpress:
         query = parse_query(environ.get("QUERY_STRING", ""))
         # Only the site root is a page for browsers and an answer for REST clients.
         prefers_html = self.pages.needs_accept(path) and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", ""))
-        if self.pages.match(path, prefers_html=prefers_html) is not None or self.is_site_path(path, query):
+        if self.pages.match(path, prefers_html=prefers_html) is not None or self.is_site_path(path, query, environ):
             return self.falcon_app(environ, start_response)
         try:
             status, headers, body = self.serve_rest(environ, path, query)
@@ -186,14 +202,23 @@ class Calpress:
         endpoint = matched[0].endpoint_for(environ["REQUEST_METHOD"])
         return endpoint is not None and endpoint.cache
 
-    def is_site_path(self, path: str, query: dict[str, Any]) -> bool:
+    def is_site_path(self, path: str, query: dict[str, Any], environ: dict[str, Any] | None = None) -> bool:
         """Whether ``path`` is a public page rather than a REST address: any path whose first
-        segment names no REST namespace, and the site root with a public query (``?p=5``)."""
+        segment names no REST namespace, and the site root with a public query (``?p=5``).
+        A path at the site root under a namespace's first segment (``/cms/...``, ``/batch/``) is
+        REST when it matches a route or a namespace index; otherwise it is the public site's
+        when the site has something at that first segment (a page whose slug is ``cms``), and
+        REST's (its ``rest_no_route``) when not. Under ``/wp-json/`` everything is REST."""
         if "rest_route" in query:
             return False
         if path == "/":
             return bool(PUBLIC_QUERY_VARS.intersection(query))
-        return path[1:].split("/", 1)[0] not in self.rest_heads
+        head = path[1:].split("/", 1)[0]
+        if head not in self.rest_heads:
+            return True
+        if head == REST_PREFIX[1:] or self.api.registry.match(path.rstrip("/") or "/") is not None:
+            return False
+        return site_has_page(self.site, self.environ_origin(environ) if environ else None, head)
 
     def serve_rest(self, environ: dict[str, Any], path: str, query: dict[str, Any]) -> tuple[int, list[tuple[str, str]], bytes]:
         origin = self.environ_origin(environ)
@@ -281,6 +306,14 @@ class Calpress:
         finally:
             if cleanup is not None:
                 cleanup()
+
+
+def site_has_page(site: Site, home: str | None, head: str) -> bool:
+    """Whether the public site answers ``/<head>/`` (a page or post of that slug, an archive):
+    asked only of paths under a REST namespace's first segment that match no route."""
+    ctx = Context.of(site, home=home)
+    with site.read() as conn:
+        return public.resolve(conn, ctx, f"/{head}/", {}) is not None
 
 
 _STATUS_LINES: dict[int, str] = {}

@@ -28,6 +28,8 @@ def environ(method: str, path: str, query: str = "", **extra: str) -> dict[str, 
         ("GET", "/wp-json/cms/v2/users/me", ""),
         ("GET", "/wp-json/cal/events/v1/events", "start_date=2027-01-01"),
         ("GET", "/wp-json/cal/events/v1/venues/12", ""),
+        # the site index: options and the request only, kept in the answer cache (issue 32)
+        ("GET", "/wp-json/", ""),
     ],
 )
 def test_bodiless_reads_of_cacheable_endpoints_read_only(app, method, path, query):
@@ -52,7 +54,6 @@ def test_bodiless_reads_of_cacheable_endpoints_read_only(app, method, path, quer
         ("GET", "/wp-json/oembed/1.0/proxy", "url=https://example.com/", {}),
         ("GET", "/wp-json/cms-site-health/v1/tests/loopback-requests", "", {}),
         ("GET", "/wp-json/cal/event-aggregator/v1/imports", "", {}),
-        ("GET", "/wp-json/", "", {}),
         # pages and unknown addresses
         ("GET", "/", "", {}),
         ("GET", "/events/", "", {}),

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import falcon
 
+from ..http_encoding import accepts
+
 __all__ = ["ASSETS_PATH", "BLOCK_EDITOR_SCRIPTS", "BLOCK_EDITOR_STYLES", "VENDOR_FILES", "AdminAssets", "asset_url", "block_editor_installed", "installed"]
 
 ASSETS_PATH = "/wp-admin/assets"
@@ -96,7 +98,7 @@ class AdminAssets:
         resp.set_header("Cache-Control", "public, max-age=31536000, immutable")
         resp.set_header("Vary", "Accept-Encoding")
         resp.set_header("X-Content-Type-Options", "nosniff")
-        if "gzip" in (req.get_header("Accept-Encoding") or ""):
+        if accepts(req.get_header("Accept-Encoding"), "gzip"):  # by its q-value: "gzip;q=0" refuses it
             resp.set_header("Content-Encoding", "gzip")
             resp.data = packed
         else:

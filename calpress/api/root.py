@@ -84,7 +84,9 @@ def routes(api: Api) -> list[Route]:
         ]
 
     found = [
-        Route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}})], name="index"),
+        # The index is kept in the answer cache (it reads nothing but options and the request):
+        # at about 250 KB, encoding it again and hashing it for its ETag cost far more than the rest.
+        Route("", "/", [Endpoint(("GET",), site_index, args={"context": {"default": "view"}}, cache=True)], name="index"),
         # The engine's batch route, listed second as the reference registers it (a route of no
         # namespace; cms-api.md 3).
         Route(

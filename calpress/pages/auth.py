@@ -121,7 +121,8 @@ class Pages:
     def context(self, req: falcon.Request, title: str) -> dict[str, Any]:
         options = self.site.load_options()
         origin = self.calpress.origin(req)
-        return {"title": title, "site_name": options["blogname"], "description": options["blogdescription"], "rest_root": origin + "/wp-json/"}
+        return {"title": title, "site_name": options["blogname"], "description": options["blogdescription"], "rest_root": origin + "/wp-json/",
+                "home_url": self.site.home_url(options, origin).rstrip("/") + "/"}
 
     def current(self, req: falcon.Request) -> tuple[User | None, sessions.Session | None]:
         return self.calpress.authenticator.session_user(req.cookies.get(sessions.LOGIN_COOKIE))
@@ -298,6 +299,7 @@ class Pages:
         self._set_reset_cookie(req, resp, "", clear=True)
         error = "expiredkey" if problem == password_reset.EXPIRED else "invalidkey"
         resp.status = falcon.HTTP_302
+        resp.content_type = "text/html; charset=UTF-8"  # a redirect, not Falcon's default JSON
         resp.set_header("Location", f"{LOGIN_PATH}?action=lostpassword&error={error}")
         resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
 
@@ -309,6 +311,7 @@ class Pages:
             key = "".join(ch for ch in key if ch.isascii() and ch.isalnum())[:64]
             self._set_reset_cookie(req, resp, f"{quote(login[:200], safe='')}:{key}")
             resp.status = falcon.HTTP_302
+            resp.content_type = "text/html; charset=UTF-8"
             resp.set_header("Location", f"{LOGIN_PATH}?action=rp")
             resp.set_header("Cache-Control", "no-cache, must-revalidate, max-age=0, no-store, private")
             return

@@ -348,7 +348,7 @@ class PublicSite:
     def error_page(self, who: Requester, status: int, message: str) -> Answer:
         heading = "Page not found" if status == 404 else "This address cannot be shown"
         model, headers = self.page_model(who, heading, noindex=True)
-        return self.render("site/error.html", status, model, headers, heading=heading, message=message)
+        return self.render("site/error.html", status, model, headers, heading=heading, message=message, search_form=status == 404)
 
     def password_form(self, who: Requester, item: Item, url: str) -> str:
         wrong = bool(who.postpass)

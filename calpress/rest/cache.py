@@ -60,15 +60,19 @@ class ResponseCache:
         found = self._cache.get(key, generation)
         if found is None:
             return None
-        status, headers, fragment = found
-        return RestResponse(fragment, status=status, headers=dict(headers))
+        status, headers, fragment, body = found
+        answer = RestResponse(fragment, status=status, headers=dict(headers))
+        answer.encoded = body
+        return answer
 
     def put(self, key: Any, generation: int, response: RestResponse) -> RestResponse:
         """Remember ``response`` (JSON data) and return it with its data pre-encoded."""
         body = encoding.dumps(response.data)
         fragment = orjson.Fragment(body)
-        self._cache.put(key, generation, (response.status, dict(response.headers), fragment), len(body))
-        return RestResponse(fragment, status=response.status, headers=dict(response.headers))
+        self._cache.put(key, generation, (response.status, dict(response.headers), fragment, body), len(body))
+        answer = RestResponse(fragment, status=response.status, headers=dict(response.headers))
+        answer.encoded = body
+        return answer
 
     def clear(self) -> None:
         self._cache.clear()

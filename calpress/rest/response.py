@@ -12,7 +12,7 @@ class RestResponse:
     pre-rendered body (HTML, XML) sent as it is with ``content_type``.
     """
 
-    __slots__ = ("data", "status", "headers", "raw", "content_type", "keyed")
+    __slots__ = ("data", "status", "headers", "raw", "content_type", "keyed", "encoded")
 
     def __init__(
         self,
@@ -32,6 +32,10 @@ class RestResponse:
         # A collection sent as an object keyed by name (types, taxonomies, statuses): its
         # values are the items whose links the engine finishes.
         self.keyed = keyed
+        # The JSON of ``data`` when the answer cache holds it encoded: sent as that very bytes
+        # object, so that the layer of http_encoding.py knows its hash and compressed copies
+        # by its identity instead of hashing it again for every request.
+        self.encoded: bytes | None = None
 
     def link_header(self, rel: str, href: str, **attrs: str) -> None:
         """Append a ``Link`` header value (several are joined with ", " as the reference does)."""

@@ -239,12 +239,15 @@ class RestServer:
         option = orjson.OPT_NON_STR_KEYS
         if "_pretty" in query:
             option |= orjson.OPT_INDENT_2
-        try:
-            body = encoding.dumps(data, option)
-        except (TypeError, orjson.JSONEncodeError) as err:
-            log.error("cannot encode the answer to %s: %s", request.route, err)
-            error = RestError("rest_encode_error", str(err), status=500)
-            return 500, headers, orjson.dumps(error.to_dict())
+        if response.encoded is not None and data is response.data and option == orjson.OPT_NON_STR_KEYS:
+            body = response.encoded  # a cached answer, unchanged: its bytes as they were kept
+        else:
+            try:
+                body = encoding.dumps(data, option)
+            except (TypeError, orjson.JSONEncodeError) as err:
+                log.error("cannot encode the answer to %s: %s", request.route, err)
+                error = RestError("rest_encode_error", str(err), status=500)
+                return 500, headers, orjson.dumps(error.to_dict())
         jsonp = query.get("_jsonp")
         if jsonp is not None:
             headers[0] = ("Content-Type", "application/javascript; charset=UTF-8")

@@ -52,35 +52,71 @@ from .cli_site import (
     cmd_info,
     first_user_hint,
 )
-from .config import SETTINGS
+from .config import SETTINGS, Setting
 from .transfer.reports import feed_lines
+
+
+def _setting(name: str) -> Setting:
+    return next(setting for setting in SETTINGS if setting.name == name)
+
+
+def _shown(value: Any) -> str:
+    return "empty" if value in ("", None) else str(value)
+
+
+def setting_help(name: str) -> str:
+    """The help of the flag of a setting: its text, default and variable, from config.SETTINGS
+    (the one place settings are described; argparse %-formats help, hence the doubled %)."""
+    setting = _setting(name)
+    return f"{setting.help} [default: {_shown(setting.default)}; env: {setting.env}]".replace("%", "%%")
+
+
+def settings_epilog(title: str, skip: Sequence[str] = ()) -> str:
+    """Every setting but ``skip`` with its variable, default and text, for an epilog."""
+    import textwrap
+
+    lines = [title]
+    for setting in SETTINGS:
+        if setting.name in skip:
+            continue
+        lines.append(f"  {setting.env} [default: {_shown(setting.default)}]")
+        lines += textwrap.wrap(setting.help, width=94, initial_indent="      ", subsequent_indent="      ")
+    return "\n".join(lines)
+
+
+#: The settings that have a flag on every command (_global_options).
+GLOBAL_FLAGS = ("data_dir", "database_url", "site_url")
 
 
 def _global_options(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS: a subcommand's unset flag must not erase the same flag given before it.
-    parser.add_argument("--data-dir", dest="data_dir", default=argparse.SUPPRESS, help="data directory (CALPRESS_DATA_DIR)")
-    parser.add_argument("--database-url", dest="database_url", default=argparse.SUPPRESS, help="database URL (CALPRESS_DATABASE_URL)")
-    parser.add_argument("--site-url", dest="site_url", default=argparse.SUPPRESS, help="public site address (CALPRESS_SITE_URL)")
+    for name in GLOBAL_FLAGS:
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, default=argparse.SUPPRESS, help=setting_help(name))
 
 
 def build_parser() -> argparse.ArgumentParser:
-    settings_help = "\n".join(f"  {s.env:<24} {s.help}" for s in SETTINGS)
     parser = argparse.ArgumentParser(
         prog="calpress",
         description="calpress: the calendar and content REST service.",
-        epilog="Settings (environment variables):\n" + settings_help,
+        epilog=settings_epilog("Settings (environment variables):"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _global_options(parser)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    serve = commands.add_parser("serve", help="serve the site over HTTP (Granian)")
-    serve.add_argument("--host", default=None)
-    serve.add_argument("--port", type=int, default=None)
-    serve.add_argument("--workers", type=int, default=None)
-    serve.add_argument("--threads", type=int, default=None, help="request threads per worker")
+    # Every flag's help, default and variable come from config.SETTINGS; the settings without a
+    # flag follow in the epilog, so that `serve --help` names them all.
+    serve_flags = {"host": str, "port": int, "workers": int, "threads": int}
+    serve = commands.add_parser(
+        "serve", help="serve the site over HTTP (Granian)", description="Serve the site over HTTP (Granian).",
+        epilog=settings_epilog("Other settings (environment variables only):", skip=(*serve_flags, *GLOBAL_FLAGS)),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    for name, kind in serve_flags.items():
+        serve.add_argument("--" + name, type=kind, default=None, help=setting_help(name))
     serve.add_argument("--share-port", action="store_true",
-                       help="start even when another server listens on the port (the kernel then splits the traffic)")
+                       help="start even when another server listens on the port (the kernel then splits the traffic) "
+                            "[default: off; no environment variable: sharing a port is chosen at each start]")
     _global_options(serve)
 
     db = commands.add_parser("db", help="database commands")
@@ -142,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     due.add_argument("--quiet", action="store_true")
     _global_options(due)
 
-    doctor = commands.add_parser("doctor", help="run the site health checks against the configured site (exit 1 when one is critical)")
+    doctor = commands.add_parser("doctor", help="check the site, its database and its storage; each problem with its fix (exit 1 when one is critical)")
     doctor.add_argument("--format", choices=("table", "json"), default="table")
     _global_options(doctor)
 
@@ -525,34 +561,51 @@ def cmd_import_run_due(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """The site health checks (calpress/health/) against the configured site and database,
-    in this process, then the directory sizes. The database is not migrated first: the checks
-    report the state it is in. Exit code 1 when a check is critical."""
+    """The health checks of this service (calpress/health/ ``run_checks``) against the configured
+    site and database, in this process, then the directory sizes. The database is not migrated
+    first: the checks report the state it is in. Every problem comes with its fix. Exit code 1
+    when a check is critical, else 0 (recommended checks are advice, not failures), so that
+    monitoring can run it; ``--format json`` gives the same as one document."""
     from . import health
     from .app import build_site
 
     location, settings = _locate(args)
-    _require_site(location, settings)
+    try:
+        _require_site(location, settings)
+    except CliError as err:
+        if args.format != "json":
+            raise
+        # Monitoring reads JSON whatever happens: the site that cannot be opened is the one check.
+        check = {"name": "site", "status": health.CRITICAL, "label": "The site could not be opened", "fix": str(err)}
+        print(orjson.dumps({"status": health.CRITICAL, "checks": [check]}, option=orjson.OPT_INDENT_2).decode())
+        return 1
     site = build_site(settings, upgrade=False)
     try:
         results = health.run_checks(site)
         sizes = health.directory_sizes(site)
     finally:
         site.close()
+    worst = health.worst_status(results)
     if args.format == "json":
-        report = {"checks": [result.to_dict() for result in results], "directory_sizes": health.wire_sizes(sizes)}
+        report = {
+            "status": worst,
+            "checks": [{"name": r.test, "status": r.status, "label": r.label, "fix": r.fix} for r in results],
+            "directory_sizes": health.wire_sizes(sizes),
+        }
         print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
     else:
         test_width = max(len("check"), *(len(result.test) for result in results))
         print(f"{'check':<{test_width}}  {'status':<11}  label")
         for result in results:
             print(f"{result.test:<{test_width}}  {result.status:<11}  {result.label}")
+            if result.status != health.GOOD and result.fix:
+                print(f"{'':<{test_width}}  {'':<11}  fix: {result.fix}")
         print()
         name_width = max(len("directory"), *(len(name) for name in sizes))
         print(f"{'directory':<{name_width}}  size")
         for name, entry in sizes.items():
             print(f"{name:<{name_width}}  {entry.debug if entry.raw else entry.size}")
-    return 1 if any(result.status == health.CRITICAL for result in results) else 0
+    return 1 if worst == health.CRITICAL else 0
 
 
 def _format_value(value: Any, fmt: str) -> str:

@@ -23,8 +23,11 @@ really checked, since it has no wp-admin, no plugins and no automatic core updat
   (pages/site.py ``PublicSite.cache``), which counts as the reference's page cache plugin.
 
 The checks live in :mod:`.checks`; :func:`directory_sizes` (:mod:`.sizes`) measures the folders
-and the database as the reference's ``WP_Debug_Data::get_sizes`` does; :func:`run_checks` runs
-every check outside any request (``calpress doctor``).
+and the database as the reference's ``WP_Debug_Data::get_sizes`` does; :mod:`.readiness` answers
+the ``/readyz`` probe (database and file storage). :func:`run_checks` runs the checks that mean
+something for this service outside any request (``calpress doctor``): not ``dotorg_communication``
+(calpress has no reason to reach WordPress.org, and many servers have no outbound internet), and
+the uploads check instead, which the reference keeps in its debug data.
 
 Never call a check inside a write transaction: several send requests that may take their whole
 time budget.
@@ -51,6 +54,7 @@ from .checks import (
     loopback_requests,
     page_cache,
 )
+from .readiness import PARTS, check_readiness, uploads_check
 from .sizes import DirectorySize, directory_sizes, size_format, wire_sizes
 
 if TYPE_CHECKING:
@@ -59,6 +63,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CRITICAL",
     "GOOD",
+    "PARTS",
     "RECOMMENDED",
     "CheckResult",
     "DirectorySize",
@@ -66,6 +71,7 @@ __all__ = [
     "authorization_header_loopback",
     "background_updates",
     "cache_headers_of",
+    "check_readiness",
     "directory_sizes",
     "dotorg_communication",
     "https_status",
@@ -75,6 +81,8 @@ __all__ = [
     "run_checks",
     "site_addresses",
     "size_format",
+    "uploads_check",
+    "worst_status",
     "wire_sizes",
 ]
 
@@ -90,17 +98,51 @@ def site_addresses(site: Site) -> tuple[str, str]:
 
 
 def run_checks(site: Site) -> list[CheckResult]:
-    """Every check, in the route index's order, against the site's configured addresses."""
+    """The doctor's checks, in the route index's order with the uploads check after the database's,
+    against the site's configured addresses. Without an address (no ``siteurl`` option, no
+    ``CALPRESS_SITE_URL``) the checks that request the site are not made: a command run has no
+    request to take an address from, and nothing is wrong with a site that learns its address
+    from each request's Host. They say so as "recommended", each with its fix."""
     site_url, home_url = site_addresses(site)
     try:
         in_use = site.app_passwords_in_use()
     except sa.exc.SQLAlchemyError:
         in_use = False
-    return [
-        background_updates(site.engine),
-        loopback_requests(site_url),
-        https_status(site_url, home_url),
-        dotorg_communication(site.http),
-        authorization_header_loopback(site_url, app_passwords_in_use=in_use, login_throttle_on=site.settings.login_max_failures > 0),
-        page_cache(home_url),
-    ]
+    checks = [background_updates(site.engine), uploads_check(site.storage)]
+    if not site_url:
+        checks.append(_not_requested("loopback_requests", "The loopback request was not made: the site has no address"))
+    else:
+        checks.append(loopback_requests(site_url))
+    checks.append(https_status(site_url, home_url))
+    if not site_url:
+        checks.append(_not_requested("authorization_header", "The authorization header was not checked: the site has no address",
+                                     badge="Security"))
+    else:
+        checks.append(authorization_header_loopback(
+            site_url, app_passwords_in_use=in_use, login_throttle_on=site.settings.login_max_failures > 0,
+        ))
+    if not home_url:
+        checks.append(_not_requested("page_cache", "The page cache was not checked: the site has no address"))
+    else:
+        checks.append(page_cache(home_url))
+    return checks
+
+
+_NO_ADDRESS_FIX = ("Set CALPRESS_SITE_URL (or pass --site-url, or set the siteurl option) to the site's public address "
+                   "so that the doctor can request the site there.")
+
+
+def _not_requested(test: str, label: str, *, badge: str = "Performance") -> CheckResult:
+    description = (
+        "<p>This check sends requests to the site's own address, and the site has none configured: it takes its "
+        "address from each request's Host, which a command run does not have.</p>"
+    )
+    return CheckResult(test, label, RECOMMENDED, badge, description, fix=_NO_ADDRESS_FIX)
+
+
+_RANK = {GOOD: 0, RECOMMENDED: 1, CRITICAL: 2}
+
+
+def worst_status(results: list[CheckResult]) -> str:
+    """The worst status among ``results`` (good when there are none)."""
+    return max((result.status for result in results), key=_RANK.__getitem__, default=GOOD)

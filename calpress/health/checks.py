@@ -47,7 +47,9 @@ _BASIC_AUTH_ANSWERS = frozenset(
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check's answer. ``to_dict`` gives the reference's wire shape."""
+    """One check's answer. ``to_dict`` gives the reference's wire shape; ``fix`` is one plain
+    sentence a person can act on when the status is not good (``calpress doctor`` prints it; the
+    REST routes keep the reference's shape without it)."""
 
     test: str
     label: str
@@ -56,6 +58,7 @@ class CheckResult:
     description: str
     actions: str = ""
     color: str = "blue"
+    fix: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         values = {
@@ -110,29 +113,35 @@ def background_updates(engine: sa.Engine) -> CheckResult:
     does not know (a newer calpress migrated it) may not work properly: recommended.
     """
     rows: list[tuple[str, str]] = []  # (pass | fail | warning, text)
+    fix = ""
     head = store_db.head_revision()
     try:
         current = store_db.current_revision(engine)
     except sa.exc.SQLAlchemyError as error:
         rows.append(("fail", f"The database could not be reached: {html.escape(_first_line(error))}."))
+        fix = ("Start the database server, or correct CALPRESS_DATABASE_URL (--database-url) so that it names a "
+               "database this machine can reach.")
     else:
         rows.append(("pass", "The database answers."))
         if current == head:
             rows.append(("pass", f"The database schema is at the newest migration, {_code(head)}."))
         elif current is None:
             rows.append(("fail", "The database was never migrated: run <code>calpress db upgrade</code>."))
+            fix = "Run `calpress db upgrade` against this database (starting `calpress serve` does it too)."
         elif store_db.is_known_revision(current):
             rows.append((
                 "fail",
                 f"The database schema is at migration {_code(current)}, behind the newest, {_code(head)}: run "
                 "<code>calpress db upgrade</code> (calpress also migrates when it starts).",
             ))
+            fix = f"Run `calpress db upgrade` to bring the database from migration {current} to {head} (restarting `calpress serve` does it too)."
         else:
             rows.append((
                 "warning",
                 f"The database schema is at migration {_code(current)}, which this version of calpress does not know: "
                 "a newer version migrated it.",
             ))
+            fix = "Upgrade calpress on this machine to the version that migrated the database."
     severities = {severity for severity, _ in rows}
     if "fail" in severities:
         status, label = CRITICAL, "Background updates are not working as expected"
@@ -151,7 +160,7 @@ def background_updates(engine: sa.Engine) -> CheckResult:
             for severity, text in rows
         )
         description += f"<ul>{items}</ul>"
-    return CheckResult("background_updates", label, status, SECURITY, description)
+    return CheckResult("background_updates", label, status, SECURITY, description, fix=fix)
 
 
 # -- loopback requests ----------------------------------------------------------------------------
@@ -218,6 +227,8 @@ def loopback_requests(site_url: str, *, resolver: net.Resolver | None = None, ti
             "The loopback request to your site failed, so whatever relies on the site reaching its own address "
             f"does not work.<br>Error: {html.escape(error.message)} ({html.escape(error.reason)})"
         )
+        fix = (f"Check that `calpress serve` is running and that {url} leads to it (DNS, proxy, firewall), or correct "
+               "CALPRESS_SITE_URL or the siteurl option.")
     else:
         if fetched.status == 200:
             return CheckResult("loopback_requests", "Your site can perform loopback requests", GOOD, PERFORMANCE, description)
@@ -226,8 +237,10 @@ def loopback_requests(site_url: str, *, resolver: net.Resolver | None = None, ti
             f"The loopback request to {html.escape(url)} answered with the HTTP status {fetched.status} instead of 200: "
             "something answers on the site's address, but it may not be this site."
         )
+        fix = f"Check that {url} leads to this calpress server and not to another site or a proxy's error page."
     return CheckResult(
-        "loopback_requests", "Your site could not complete a loopback request", status, PERFORMANCE, description + _p(message)
+        "loopback_requests", "Your site could not complete a loopback request", status, PERFORMANCE, description + _p(message),
+        fix=fix,
     )
 
 
@@ -259,7 +272,9 @@ def https_status(site_url: str, home_url: str, *, over_https: bool = False) -> C
         "<code>siteurl</code> and <code>home</code> options) to the https:// address. Talk to your web host about "
         "supporting HTTPS for your website."
     )
-    return CheckResult("https_status", "Your website does not use HTTPS", RECOMMENDED, SECURITY, description, actions)
+    fix = ("Serve the site over HTTPS (a reverse proxy with a certificate) and set CALPRESS_SITE_URL (or the siteurl and "
+           "home options) to its https:// address.")
+    return CheckResult("https_status", "Your website does not use HTTPS", RECOMMENDED, SECURITY, description, actions, fix=fix)
 
 
 # -- outbound requests ----------------------------------------------------------------------------
@@ -285,7 +300,9 @@ def dotorg_communication(client: net.Client, url: str | None = None) -> CheckRes
             f"{html.escape(error.message)}."
         )
         actions = _external_link("https://wordpress.org/support/forums/", "Get help resolving this issue.")
-        return CheckResult("dotorg_communication", "Could not reach WordPress.org", CRITICAL, SECURITY, description, actions)
+        fix = ("Allow outbound HTTPS from this server (firewall, CALPRESS_OUTBOUND_PORTS) if the site needs oEmbed previews, "
+               "image downloads or S3 storage.")
+        return CheckResult("dotorg_communication", "Could not reach WordPress.org", CRITICAL, SECURITY, description, actions, fix=fix)
     return CheckResult("dotorg_communication", "Can communicate with WordPress.org", GOOD, SECURITY, description)
 
 
@@ -298,13 +315,16 @@ _AUTHORIZATION_DESCRIPTION = _p(
 )
 
 
-def _authorization_problem(label: str, detail: str = "") -> CheckResult:
+_PASS_AUTHORIZATION = "Configure the web server or proxy in front of calpress to pass the Authorization header on to it."
+
+
+def _authorization_problem(label: str, detail: str = "", fix: str = _PASS_AUTHORIZATION) -> CheckResult:
     description = _AUTHORIZATION_DESCRIPTION + (_p(detail) if detail else "") + _p(
         "If you are still seeing this warning after having tried the actions below, you may need to contact your "
         "hosting provider for further assistance."
     )
     actions = _external_link(AUTHORIZATION_HELP_URL, "Learn how to configure the Authorization header.")
-    return CheckResult("authorization_header", label, RECOMMENDED, SECURITY, description, actions)
+    return CheckResult("authorization_header", label, RECOMMENDED, SECURITY, description, actions, fix=fix)
 
 
 def authorization_header(header: str | None) -> CheckResult:
@@ -332,20 +352,23 @@ def authorization_header_loopback(site_url: str, *, app_passwords_in_use: bool, 
     when the login throttle is on: that refusal would count as a failed login of the server's
     own address, and a few runs could lock that address out (everyone, behind a proxy on the
     same host). It then says it could not check, and why."""
-    reason = ""
+    reason = fix = ""
     if not app_passwords_in_use:
         reason = (
             "No application password exists yet, so the site does not read Basic credentials and this check cannot "
             "tell whether they arrive. Create one and run the check again."
         )
+        fix = "If clients will use application passwords, create one (`calpress user application-password create`) and run the check again."
     elif login_throttle_on:
         reason = (
             "The login throttle (<code>CALPRESS_LOGIN_MAX_FAILURES</code>) is on: the credentials this check sends "
             "would count as a failed login of the server's own address, so it was not sent."
         )
+        fix = "Check by hand: send a request signed with a real application password to the site's address and see it accepted."
     if reason:
         description = _AUTHORIZATION_DESCRIPTION + _p(reason)
-        return CheckResult("authorization_header", "The authorization header could not be checked", RECOMMENDED, SECURITY, description)
+        return CheckResult("authorization_header", "The authorization header could not be checked", RECOMMENDED, SECURITY, description,
+                           fix=fix)
     token = b64encode(":".join(EXPECTED_CREDENTIALS).encode()).decode()
     try:
         if not site_url:
@@ -360,6 +383,7 @@ def authorization_header_loopback(site_url: str, *, app_passwords_in_use: bool, 
         return _authorization_problem(
             "The authorization header could not be checked",
             f"The request to your site's address failed: {html.escape(error.message)}.",
+            fix="Make the loopback request work first: this check sends its request to the same address.",
         )
     if fetched.status in (401, 429) and _json_code(fetched) in _BASIC_AUTH_ANSWERS:
         return CheckResult(
@@ -485,7 +509,13 @@ def judge_page_cache(timings_ms: Iterable[float], headers_seen: Iterable[str], *
     elif not headers:
         items.append(_icon("warning") + "A page cache plugin was not detected.")
     description = _page_cache_intro() + "<ul><li>" + "</li><li>".join(items) + "</li></ul>"
-    return CheckResult("page_cache", label, status, PERFORMANCE, description, _page_cache_actions())
+    fix = ""
+    if status == CRITICAL:
+        fix = ("Make the home page answer faster: look at the database's latency and the machine's load, or add workers "
+               "(CALPRESS_WORKERS).")
+    elif status == RECOMMENDED:
+        fix = "Put a page cache in front of the site (a caching proxy) or send cache headers from it."
+    return CheckResult("page_cache", label, status, PERFORMANCE, description, _page_cache_actions(), fix=fix)
 
 
 def _page_cache_intro() -> str:
@@ -524,6 +554,7 @@ def page_cache(home_url: str, *, cache_present: bool = True, resolver: net.Resol
         return CheckResult(
             "page_cache", "Unable to detect the presence of page cache", RECOMMENDED, PERFORMANCE,
             _p(message) + _page_cache_intro(), _page_cache_actions(),
+            fix="Make the loopback request work first: this check asks the home page at the same address.",
         )
     headers = [name for fetched, _ in answers for name in cache_headers_of(fetched.headers)]
     return judge_page_cache([ms for _, ms in answers], headers, cache_present=cache_present)

@@ -33,6 +33,7 @@ import io
 import mimetypes
 import re
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, BinaryIO
@@ -57,6 +58,8 @@ _SPOOL_IN_MEMORY = 8 * 1024 * 1024
 #: Seconds one S3 call may take in all (the outbound policy's budget; uploads of a few MB to a
 #: distant bucket need more than the 10 s of page fetches).
 TIMEOUT = 60.0
+#: Seconds ``write_problem`` keeps its verdict (readiness probes come every few seconds).
+READY_TTL = 15.0
 
 
 class S3Error(OSError):
@@ -177,6 +180,7 @@ class S3Storage(Storage):
         self._access_key = access_key
         self._secret_key = secret_key
         self._own_client = client is None
+        self._ready: tuple[float, str | None] | None = None  # (when, write_problem's verdict)
         self.client = client if client is not None else net.Client(policy or net.NetPolicy(timeout=TIMEOUT))
 
     @classmethod
@@ -383,6 +387,36 @@ class S3Storage(Storage):
         if answer.status == 404:
             raise FileNotFoundError(key)
         raise self._fail("HEAD", name, answer)
+
+    def write_problem(self) -> str | None:
+        """A HEAD of the bucket (HeadBucket: reachable, the keys accepted, the bucket there), its
+        verdict kept for ``READY_TTL`` seconds so that probes from several balancers cost one
+        request now and then. Nothing is written: a trial object would cost a PUT and a DELETE
+        per probe (and leave delete markers in a versioned bucket). HeadBucket needs
+        ``s3:ListBucket``, which ``size`` and ``exists`` need anyway (see above)."""
+        now = time.monotonic()
+        kept = self._ready
+        if kept is not None and now - kept[0] < READY_TTL:
+            return kept[1]
+        try:
+            answer = self._request("HEAD", None)
+        except net.OutboundError as error:
+            problem: str | None = f"the S3 endpoint {self.endpoint} could not be reached: {error.message}"
+        else:
+            if answer.status == 200:
+                problem = None
+            elif answer.status == 404:
+                problem = f"the S3 bucket {self.bucket} does not exist at {self.endpoint}"
+            elif answer.status == 403:
+                problem = f"the S3 endpoint {self.endpoint} refused the access key for the bucket {self.bucket}"
+            else:
+                problem = f"the S3 bucket {self.bucket} answered with the HTTP status {answer.status}"
+        self._ready = (now, problem)
+        return problem
+
+    def write_fix(self) -> str:
+        return ("Check CALPRESS_S3_BUCKET, CALPRESS_S3_ENDPOINT and the S3 keys (which need s3:ListBucket on the bucket), "
+                "and that the endpoint is reachable and allow-listed in CALPRESS_OUTBOUND_ALLOW when private.")
 
     def close(self) -> None:
         if self._own_client:

@@ -12,6 +12,7 @@ import abc
 import os
 import secrets
 import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -177,6 +178,17 @@ class Storage(abc.ABC):
     def close(self) -> None:  # noqa: B027 (optional: most storages hold nothing)
         """Release what the storage holds (connections); the site calls it on close."""
 
+    def write_problem(self) -> str | None:
+        """Why a file could not be stored now, in a sentence for the operator, or None when
+        nothing stands in the way. The readiness probe (``/readyz``) and ``calpress doctor`` ask
+        it, often: it must be cheap and leave nothing behind. A back end that cannot tell
+        answers None."""
+        return None
+
+    def write_fix(self) -> str:
+        """One sentence telling the operator how to fix what ``write_problem`` reported."""
+        return "Check the settings of the file storage."
+
 
 class LocalStorage(Storage):
     """Files in a folder of the local disk (the uploads folder), served by this site at
@@ -281,6 +293,35 @@ class LocalStorage(Storage):
             return self._path(key).is_file()
         except FileNotFoundError:
             return False
+
+    def write_problem(self) -> str | None:
+        """A file made and removed at once in the folder (the truth about permissions, ACLs,
+        read-only or full file systems, whoever the process runs as). A folder not made yet is
+        fine when it can be made (``put`` makes it): its nearest existing parent must be a
+        writable folder. The file is named as a part file, which ``keys`` never lists."""
+        folder = self.folder
+        existing = folder
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if existing != folder:
+            if not existing.is_dir():
+                return f"the uploads folder {folder} cannot be made: {existing} is not a folder"
+            if not os.access(existing, os.W_OK | os.X_OK):
+                return f"the uploads folder {folder} does not exist and cannot be made in {existing}"
+            return None
+        if not folder.is_dir():
+            return f"the uploads folder {folder} is not a folder"
+        try:
+            handle, name = tempfile.mkstemp(prefix=".ready-", suffix=".part", dir=folder)
+            os.close(handle)
+            os.unlink(name)
+        except OSError as error:
+            return f"the uploads folder {folder} is not writable ({error.strerror or error})"
+        return None
+
+    def write_fix(self) -> str:
+        return (f"Make {self.folder} a folder the user calpress runs as can write to, or point CALPRESS_UPLOADS_DIR "
+                "at one.")
 
 
 def build_storage(settings: Settings) -> Storage:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 from .. import admin
-from . import auth, comment_form, discovery, openapi, site, uploads
+from . import auth, comment_form, discovery, openapi, probes, site, uploads
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -129,5 +129,7 @@ def build_pages(calpress: Calpress) -> PageTable:
         ),
         Page("uploads", uploads.PREFIX, uploads.UploadsResource(calpress.site), prefix=True),
         Page("assets", site.STATIC_PATH, site.StaticAssets(), prefix=True),
+        Page("healthz", probes.HEALTH_PATH, probes.Liveness()),
+        Page("readyz", probes.READY_PATH, probes.Readiness(calpress.site)),
     ]
     return PageTable(rows, fallback=public)

@@ -58,6 +58,7 @@ from . import discovery, feeds
 from .adminbar import admin_bar
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
+from .navigation import Navigation
 from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, templates, term_url
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class PublicSite:
         self.has_oembed = self._has_route("oembed.embed")
         self.css_url = f"{STATIC_PATH}/site.css?ver={asset_version('site.css')}"
         self.js_url = f"{STATIC_PATH}/views.js?ver={asset_version('views.js')}"
+        self.navigation = Navigation(self.site, lambda: self.calpress.rest.generation(None) if self.calpress.rest.generation else 0)
 
     # -- entry points ---------------------------------------------------------------------------
 
@@ -293,11 +295,7 @@ class PublicSite:
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
         headers["Content-Security-Policy"] = PAGE_POLICY
         home = who.origin
-        nav = [("Home", home + "/", current == "home"), ("Events", home + "/events/", current == "events")]
-        if who.user:
-            nav.append(("Dashboard", home + "/wp-admin/", False))
-        else:
-            nav.append(("Log in", home + "/wp-login.php", False))
+        nav, footer_nav = self.navigation.model(who.ctx, current=current, item=item, logged_in=bool(who.user))
         model = {
             "lang": str(options.get("WPLANG") or "en").replace("_", "-") or "en",
             "title": title,
@@ -312,6 +310,7 @@ class PublicSite:
             "json_ld": json_ld or [],
             "body_class": body_class,
             "nav": nav,
+            "footer_nav": footer_nav,
             "user_name": who.user.display_name if who.user else "",
             "noindex": noindex,
             "admin_bar": admin_bar(who.ctx, who.session, self.calpress.settings.secret_key, home, self.calpress.admin_files,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import calendar as _calendar  # noqa: F401 - registers the calendar's types
-from . import comments, media, revisions, settings, terms, tools, users
+from . import comments, media, nav_menus, revisions, settings, terms, tools, users
 from .assets import ASSETS_PATH, AdminAssets
 from .content import (
     EditScreen,
@@ -53,7 +53,7 @@ register_subpage("cal_events", settings.CAL_SETTINGS_PAGE,
 
 SCREENS: list[Screen] = [Dashboard(), EditScreen(), NewScreen(), ItemScreen(), *media.SCREENS, *terms.SCREENS,
                          *users.SCREENS, *settings.SCREENS, *revisions.SCREENS, *comments.SCREENS,
-                         *tools.SCREENS]
+                         *tools.SCREENS, *nav_menus.SCREENS]
 
 
 def build_workspace(calpress: Calpress) -> Workspace:

@@ -63,6 +63,7 @@ MENU: tuple[Entry, ...] = (
     Entry("Comments", "edit-comments.php", "edit_posts", icon="comments"),
     Entry("Appearance", "edit.php", _type("wp_block"), (("post_type", "wp_block"),), icon="appearance", children=(
         Entry("Patterns", "edit.php", _type("wp_block"), (("post_type", "wp_block"),)),
+        Entry("Menus", "nav-menus.php", "edit_theme_options"),
     )),
     Entry("Users", "users.php", "list_users", icon="users", children=(
         Entry("All Users", "users.php", "list_users"),

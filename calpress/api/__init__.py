@@ -18,6 +18,7 @@ from . import (
     cms_app_passwords,
     cms_comments,
     cms_content,
+    cms_menus,
     cms_search,
     cms_site,
     cms_terms,
@@ -57,6 +58,7 @@ MODULES = (
     cms_terms,
     cms_search,
     site_health,
+    cms_menus,  # menu locations: the reference registers them after site health
 )
 
 

@@ -60,9 +60,12 @@ def _args_from_schema(schema: dict[str, Any], method: str) -> dict[str, dict[str
 
 def routes(api: Api) -> list[Route]:
     """The taxonomies routes, then the term routes of every REST taxonomy."""
+    from .cms_menus import MenusController  # it extends this module's controller
+
     found = _taxonomy_routes(api)
     for taxonomy in api.site.registry.rest_taxonomies():
-        found.extend(TermsController(api, taxonomy).routes())
+        controller_class = MenusController if taxonomy.name == "nav_menu" else TermsController
+        found.extend(controller_class(api, taxonomy).routes())
     return found
 
 

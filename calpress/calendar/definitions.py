@@ -123,7 +123,7 @@ def register(registry: ContentRegistry) -> None:
             EVENT_TYPE, "cal_events", "Events", "Event",
             supports=_CAL_FEATURES | frozenset({"comments"}),
             caps=type_caps("cal_event", "cal_events"), permastruct="event/%cal_events%",
-            has_archive=True, icon="dashicons-calendar", labels=_calendar_labels("Event", "Events", linked=False),
+            has_archive=True, archive_slug="events", icon="dashicons-calendar", labels=_calendar_labels("Event", "Events", linked=False),
         )
     )
     for name in NON_REST_TYPES:

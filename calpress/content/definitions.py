@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import menus
 from .permissions import register_meta_caps
 from .registry import ContentRegistry
 from .taxonomies import TermCaps, define_taxonomy
@@ -83,6 +84,9 @@ def register(registry: ContentRegistry) -> None:
             # Served as ``media`` by its own controller (api/cms_media.py).
         )
     )
+    # Menus come where the reference registers them: their entries after media, their taxonomy
+    # after tags (the route index lists them in that order).
+    registry.add_type(menus.item_type())
     registry.add_type(
         ContentType(
             "wp_block", "blocks", "Patterns", "Pattern", builtin=True,
@@ -147,6 +151,7 @@ def register(registry: ContentRegistry) -> None:
         query_var="tag",
         rewrite_slug="tag",
     ))
+    registry.add_taxonomy(menus.menu_taxonomy())
     registry.add_taxonomy(define_taxonomy(
         "post_format",
         ("post",),

@@ -548,6 +548,10 @@ def delete_term(conn: sa.Connection, registry: ContentRegistry, term: Term, *, d
     object_ids = conn.execute(sa.select(term_links.c.object_id).where(term_links.c.term_id == term.id)).scalars().all()
     conn.execute(sa.delete(term_links).where(term_links.c.term_id == term.id))
     conn.execute(sa.delete(terms).where(terms.c.id == term.id))
+    if term.taxonomy != "nav_menu":
+        from . import menus  # it builds on this module
+
+        menus.forget_object(conn, registry, "taxonomy", term.id, term.taxonomy)  # its menu entries go with it
     if term.taxonomy == "category" and object_ids and get_term(conn, default_id, "category") is not None:
         still_filed = sa.select(term_links.c.object_id).join(terms, terms.c.id == term_links.c.term_id).where(
             terms.c.taxonomy == "category", term_links.c.object_id.in_(object_ids)

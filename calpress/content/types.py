@@ -103,6 +103,9 @@ class ContentType:
     # Labels the type gives itself; ``type_labels`` completes them as the reference does.
     labels: dict[str, str] = field(default_factory=dict)
     has_archive: bool | str = False
+    # The path of its archive when ``has_archive`` is True (the reference's rewrite slug):
+    # menus link to it.
+    archive_slug: str = ""
     show_ui: bool | None = None  # None: follows ``public``
     show_in_nav_menus: bool | None = None  # None: follows ``public``
     exclude_from_search: bool | None = None  # None: follows not ``public`` (the reference's default)

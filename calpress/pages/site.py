@@ -62,6 +62,7 @@ from . import branding, comment_form, discovery, feeds, pictures, sharing, sitem
 from .adminbar import admin_bar
 from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
+from .navigation import Navigation
 from .pictures import Loading
 from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, term_url
 
@@ -148,6 +149,7 @@ class PublicSite:
         self.css_url = f"{STATIC_PATH}/site.css?ver={asset_version('site.css')}"
         self.js_url = f"{STATIC_PATH}/views.js?ver={asset_version('views.js')}"
         self.templates = theme.templates_for(calpress.settings)  # the package's, the data folder's overrides first
+        self.navigation = Navigation(self.site, lambda: self.calpress.rest.generation(None) if self.calpress.rest.generation else 0)
 
     # -- entry points ---------------------------------------------------------------------------
 
@@ -310,11 +312,7 @@ class PublicSite:
         headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
         headers["Content-Security-Policy"] = PAGE_POLICY
         home = who.origin
-        nav = [("Home", home + "/", current == "home"), ("Events", home + "/events/", current == "events")]
-        if who.user:
-            nav.append(("Dashboard", home + "/wp-admin/", False))
-        else:
-            nav.append(("Log in", home + "/wp-login.php", False))
+        nav, footer_nav = self.navigation.model(who.ctx, current=current, item=item, logged_in=bool(who.user))
         model = {
             "lang": str(options.get("WPLANG") or "en").replace("_", "-") or "en",
             "title": title,
@@ -329,6 +327,7 @@ class PublicSite:
             "json_ld": json_ld or [],
             "body_class": body_class,
             "nav": nav,
+            "footer_nav": footer_nav,
             "user_name": who.user.display_name if who.user else "",
             "noindex": noindex and sitemaps.is_public(options),
             "head": sharing.head_tags(options, share, title),  # canonical, description, Open Graph (sharing.py)

@@ -12,7 +12,8 @@ highest one then); one changed while it runs is written as it is read.
 
 What is written, and how:
 
-- **Types**: posts, pages, attachments, events, venues and organizers by default
+- **Types**: posts, pages, attachments, navigation menu entries (their menus are ``nav_menu``
+  terms of the channel), events, venues and organizers by default
   (:data:`DEFAULT_TYPES`); any registered type when asked (``post_types``). Import records,
   revisions and the other internal types are left out by default, as WordPress leaves out the
   types it cannot export. Every status but ``auto-draft`` is exported, trash included, as
@@ -84,7 +85,8 @@ __all__ = ["BATCH_SIZE", "DEFAULT_TYPES", "NAMES", "ExportSummary", "NoSiteAddre
 
 WXR_VERSION = "1.2"
 BATCH_SIZE = 500
-DEFAULT_TYPES = ("post", "page", "attachment", EVENT_TYPE, VENUE_TYPE, ORGANIZER_TYPE)
+# Navigation menu entries too, with their menus, as WordPress's export of all content has them.
+DEFAULT_TYPES = ("post", "page", "attachment", "nav_menu_item", EVENT_TYPE, VENUE_TYPE, ORGANIZER_TYPE)
 NAMES = ("wordpress", "calpress")
 
 # calpress's names -> The Events Calendar's, for names="wordpress".

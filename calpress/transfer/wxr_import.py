@@ -10,7 +10,10 @@ Read as a stream (:mod:`.wxr_read`), one record at a time:
 - **items** of the known types (posts, pages, attachments, events, venues, organizers; the
   reference's names ``tribe_events`` and the like or calpress's ``cal_events``) are created in a
   transaction each, with their terms, meta and comments: an item that fails leaves nothing
-  behind, and the import goes on. Attachments are fetched from their ``attachment_url``
+  behind, and the import goes on. Navigation menu entries join their menu (a ``nav_menu``
+  term of the channel) as WordPress's importer adds them (``process_menu_item``): what they
+  point at and the entry they nest under are mapped to the new ids, those naming something
+  further down the file are retried at the end, drafts and entries of no menu are skipped. Attachments are fetched from their ``attachment_url``
   through the site's guarded client before that transaction opens.
 
 Every item created remembers where it came from (``_cal_import_global_id`` =
@@ -48,6 +51,7 @@ from ..calendar.values import truthy
 from ..compat.php_serial import maybe_unserialize
 from ..content import comments as comment_store
 from ..content import items as item_service
+from ..content import menus
 from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
 from ..media import uploads
@@ -104,6 +108,23 @@ class _Pending:
     images: list[tuple[int, int, int]] = field(default_factory=list)
     links: list[tuple[int, int, list[int], list[int]]] = field(default_factory=list)
     term_parents: list[tuple[int, str, str]] = field(default_factory=list)
+    # Menu entries whose object was not imported yet (retried at the end, as WordPress's
+    # importer does), and entries whose parent entry comes later: (entry here, its menu here,
+    # the parent's id there).
+    menu_entries: list[_MenuEntry] = field(default_factory=list)
+    menu_parents: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+@dataclass
+class _MenuEntry:
+    """What a menu entry of the file needs once the items it names are known."""
+
+    post_id: int
+    global_id: str
+    label: str
+    fields: menus.EntryFields
+    old_object_id: int
+    old_parent: int
 
 
 def _date(text: str) -> dt.datetime | None:
@@ -144,6 +165,10 @@ class WxrImport:
         self.ids: dict[int, int] = {}  # item id in the file -> here
         self.urls: dict[str, str] = {}  # attachment address in the file -> here
         self.pending = _Pending()
+        self.term_ids: dict[int, int] = {}  # term id in the file -> here
+        # (menu here, menu entry id in the file) -> the entry here: the theme unit test data, for
+        # one, has the same entries (ids and all) in two menus.
+        self.menu_ids: dict[tuple[int, int], int] = {}
 
     def _change(self, conn: sa.Connection, item_id: int, changes: ItemChanges) -> None:
         item = item_service.get_item(conn, item_id)
@@ -165,6 +190,7 @@ class WxrImport:
                     self._post(record)
         except WxrError as err:
             self.summary.error = str(err)
+        self._retry_menu_entries()
         self._resolve_pending()
         self._rewrite_urls()
         return self.summary
@@ -228,8 +254,10 @@ class WxrImport:
             return
         try:
             with self.site.write() as conn:
-                _, created = self._find_or_create_term(conn, taxonomy, term.slug, term.name, term.description,
-                                                       term.parent, meta=term.meta)
+                term_id, created = self._find_or_create_term(conn, taxonomy, term.slug, term.name, term.description,
+                                                             term.parent, meta=term.meta)
+            if term.id:
+                self.term_ids[term.id] = term_id
             self.summary.count("term", "created" if created else "skipped")
         except RestError as err:
             self.summary.count("term", "failed")
@@ -280,6 +308,9 @@ class WxrImport:
         if post.too_large:
             self.summary.count(kind or "item", "failed")
             self._problem(f"{label}: it holds more text than an item may; not imported.")
+            return
+        if kind == menus.ITEM_TYPE and kind in self.registry.types:
+            self._menu_entry(post, label)
             return
         if kind not in IMPORTED_TYPES or kind not in self.registry.types:
             self.summary.count(kind or "item", "skipped")
@@ -529,6 +560,93 @@ class WxrImport:
                 break  # a loop of replies: impossible in a real export
             waiting = later
         return added
+
+    # -- menus -----------------------------------------------------------------------------------
+
+    def _menu_entry(self, post: Post, label: str) -> None:
+        """A menu entry, as WordPress's importer takes one (process_menu_item): drafts and
+        entries of no menu are skipped; what it points at and the entry it nests under are
+        mapped to their new ids; an entry whose object comes later waits for the end."""
+        kind = menus.ITEM_TYPE
+        if post.status == "draft" or post.status == "auto-draft":
+            self.summary.count(kind, "skipped")
+            return
+        slug = next((term.slug for term in post.terms if term.taxonomy == menus.MENU_TAXONOMY), "")
+        with self.site.read() as conn:
+            menu = term_store.get_term_by_slug(conn, menus.MENU_TAXONOMY, slug) if slug else None
+        if menu is None:
+            self.summary.count(kind, "skipped")
+            self._problem(f"{label}: it is in no menu of the file; skipped." if not slug else
+                          f"{label}: its menu {slug!r} is not in the file; skipped.")
+            return
+        global_id = f"{self.prefix}{post.id}@{menu.slug}" if post.id else ""
+        existing = self._existing(global_id)
+        if existing is not None:
+            self.menu_ids[(menu.id, post.id)] = existing.id
+            self.summary.count(kind, "skipped")
+            return
+        meta: dict[str, Any] = {}
+        for key, value in post.meta:
+            meta.setdefault(key, maybe_unserialize(value))
+        classes = meta.get("_menu_item_classes")
+        fields = menus.EntryFields(
+            menu_id=menu.id, object=_plain(meta.get("_menu_item_object")), position=post.menu_order,
+            type=_plain(meta.get("_menu_item_type")) or "custom", title=post.title, url=_plain(meta.get("_menu_item_url")),
+            description=post.content, attr_title=post.excerpt, target=_plain(meta.get("_menu_item_target")),
+            classes=[str(c) for c in classes] if isinstance(classes, list) else _plain(classes).split(),
+            xfn=_plain(meta.get("_menu_item_xfn")).split(), status=post.status,
+        )
+        entry = _MenuEntry(post.id, global_id, label, fields, _int_text(meta.get("_menu_item_object_id")),
+                           _int_text(meta.get("_menu_item_menu_item_parent")))
+        if not self._create_menu_entry(entry):
+            self.pending.menu_entries.append(entry)
+
+    def _create_menu_entry(self, entry: _MenuEntry, *, last_try: bool = False) -> bool:
+        """Create ``entry`` when its object is here; False when it is not (yet)."""
+        kind, fields = menus.ITEM_TYPE, entry.fields
+        if fields.type == "taxonomy":
+            found = self.term_ids.get(entry.old_object_id)
+        elif fields.type == "post_type":
+            found = self.ids.get(entry.old_object_id)
+        else:
+            found = 0  # custom links point at themselves; archives at their type
+        if found is None:
+            if last_try:
+                self.summary.count(kind, "skipped")
+                self._problem(f"{entry.label}: it points at {fields.type} {entry.old_object_id}, which was not imported; skipped.")
+            return False
+        fields.object_id = found
+        fields.parent = self.menu_ids.get((fields.menu_id, entry.old_parent), 0)
+        try:
+            with self.site.write() as conn:
+                created = menus.save_entry(conn, self.ctx, fields)
+                item_service.merge_meta(conn, created.id, {GLOBAL_ID_KEY: entry.global_id or None})
+        except (RestError, ValueError, sa.exc.IntegrityError, sa.exc.DataError) as err:
+            self.summary.count(kind, "failed")
+            self._problem(f"{entry.label}: {err.message if isinstance(err, RestError) else err}; not imported.")
+            return True
+        if entry.post_id:
+            self.menu_ids[(fields.menu_id, entry.post_id)] = created.id
+        if entry.old_parent and not fields.parent:
+            self.pending.menu_parents.append((created.id, fields.menu_id, entry.old_parent))
+        self.summary.created_ids.append(created.id)
+        self.summary.count(kind, "created")
+        return True
+
+    def _retry_menu_entries(self) -> None:
+        """Entries whose object came later, then the parents of entries whose parent did (the
+        WordPress importer's backfill_parents)."""
+        waiting, self.pending.menu_entries = self.pending.menu_entries, []
+        for entry in waiting:
+            self._create_menu_entry(entry, last_try=True)
+        orphans, self.pending.menu_parents = self.pending.menu_parents, []
+        if not orphans:
+            return
+        with self.site.write() as conn:
+            for entry_id, menu_id, old_parent in orphans:
+                parent = self.menu_ids.get((menu_id, old_parent))
+                if parent is not None:
+                    self._change(conn, entry_id, ItemChanges(protected_meta={"_menu_item_menu_item_parent": str(parent)}))
 
     # -- the end ---------------------------------------------------------------------------------
 

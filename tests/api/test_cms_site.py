@@ -252,7 +252,7 @@ def test_7_5_settings_allow_header(client, accounts):
 # The types the app serves in REST (attachment is registered, but served only once the media
 # routes come).
 REST_TYPES = [
-    name for name in ("post", "page", "attachment", "wp_block", "cal_venue", "cal_organizer", "cal_events")
+    name for name in ("post", "page", "attachment", "nav_menu_item", "wp_block", "cal_venue", "cal_organizer", "cal_events")
     if name in TYPES and TYPES[name].show_in_rest
 ]
 TYPE_VIEW_KEYS = [
@@ -306,11 +306,12 @@ def test_7_6_types_edit_context_by_role(client, accounts):
     body = check_error(client.get("/cms/v2/types", params={"context": "edit"}), 401, "rest_cannot_view")
     assert body["message"] == "Sorry, you are not allowed to edit posts in this post type."
     check_error(client.get("/cms/v2/types", params={"context": "edit"}, user=accounts["subscriber"]), 403, "rest_cannot_view")
-    # Only the types the requester may edit are listed: contributors cannot edit pages.
+    # Only the types the requester may edit are listed: contributors cannot edit pages, and menu
+    # entries need edit_theme_options (administrators).
     contributor = client.get("/cms/v2/types", params={"context": "edit"}, user=accounts["contributor"]).json
-    assert list(contributor) == [name for name in REST_TYPES if name not in ("page",)]
+    assert list(contributor) == [name for name in REST_TYPES if name not in ("page", "nav_menu_item")]
     editor = client.get("/cms/v2/types", params={"context": "edit"}, user=accounts["editor"]).json
-    assert list(editor) == REST_TYPES
+    assert list(editor) == [name for name in REST_TYPES if name != "nav_menu_item"]
     post = editor["post"]
     assert list(post) == TYPE_EDIT_KEYS
     assert post["capabilities"]["create_posts"] == "edit_posts" and post["capabilities"]["read"] == "read"

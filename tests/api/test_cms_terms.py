@@ -58,7 +58,7 @@ def test_taxonomies_collection_anonymous(client: Any) -> None:
     response = client.get("/cms/v2/taxonomies")
     assert response.status_code == 200
     body = response.json
-    assert list(body) == ["category", "post_tag", "wp_pattern_category", "cal_events_cat"]
+    assert list(body) == ["category", "post_tag", "nav_menu", "wp_pattern_category", "cal_events_cat"]
     assert body["category"] == {
         "name": "Categories",
         "slug": "category",

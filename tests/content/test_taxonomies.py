@@ -15,7 +15,7 @@ REGISTRY = build_registry()
 
 
 def test_registry_definitions() -> None:
-    assert [t.name for t in REGISTRY.rest_taxonomies()] == ["category", "post_tag", "wp_pattern_category", "cal_events_cat"]
+    assert [t.name for t in REGISTRY.rest_taxonomies()] == ["category", "post_tag", "nav_menu", "wp_pattern_category", "cal_events_cat"]
     assert [t.name for t in REGISTRY.taxonomies_for_type("post")] == ["category", "post_tag", "post_format"]
     assert [t.name for t in REGISTRY.taxonomies_for_type("cal_events")] == ["post_tag", "cal_events_cat"]
     category = REGISTRY.taxonomies.get("category")

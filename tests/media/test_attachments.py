@@ -483,7 +483,7 @@ def test_the_attachment_type_is_registered_as_the_reference_does(app):
     assert attachment.caps["create_posts"] == "upload_files" and attachment.caps["edit_posts"] == "edit_posts"
     assert not attachment.can_trash and attachment.icon == "dashicons-admin-media"
     assert type_labels(attachment)["singular_name"] == "Media" and type_labels(attachment)["add_new"] == "Add Media File"
-    assert list(app.site.registry.types)[:4] == ["post", "page", "attachment", "wp_block"]
+    assert list(app.site.registry.types)[:5] == ["post", "page", "attachment", "nav_menu_item", "wp_block"]
     assert attachment.show_in_rest and attachment in app.site.registry.rest_types()
 
 

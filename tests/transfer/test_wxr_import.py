@@ -96,14 +96,14 @@ def test_an_export_of_a_calendar_site_imports_with_every_relation(app, client, b
     assert summary.error == ""
     counts = {kind: dict(c) for kind, c in summary.counts.items()}
     assert counts["user"] == {"created": 2}
-    assert counts["term"] == {"created": 5, "skipped": 2}  # uncategorized is there; nav_menu is not a taxonomy here
+    assert counts["term"] == {"created": 6, "skipped": 1}  # uncategorized is there already
     assert counts["post"] == {"created": 3}
     assert counts["page"] == {"created": 2}
     assert counts["attachment"] == {"created": 2, "failed": 1}
     assert counts["cal_venue"] == {"created": 2}
     assert counts["cal_organizer"] == {"created": 2}
     assert counts["cal_events"] == {"created": 5}
-    assert counts["nav_menu_item"] == {"skipped": 1}
+    assert counts["nav_menu_item"] == {"created": 1}  # a custom link in the menu "main-menu"
     assert counts["comment"] == {"created": 4}
     assert any("missing-flyer.png" in p and "404" in p for p in summary.problems)
     assert any(p.startswith("Item 14 ") and "featured image 21" in p for p in summary.problems)

@@ -137,7 +137,7 @@ def test_export_then_import_into_a_new_site_gives_the_same_items(app, site_b, fi
 
     out = io.BytesIO()
     summary = export_wxr(app.site, out)
-    assert summary.items == 16  # 3 posts, 2 pages, 2 attachments, 2 venues, 2 organizers, 5 events
+    assert summary.items == 17  # 3 posts, 2 pages, 2 attachments, 2 venues, 2 organizers, 5 events, 1 menu entry
     exported = out.getvalue().decode()
     assert "<wp:post_type><![CDATA[tribe_events]]></wp:post_type>" in exported
     _Files.uploads = Path(app.settings.uploads_dir)

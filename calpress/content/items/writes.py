@@ -373,6 +373,10 @@ def _save(
         conn.execute(_UPDATE, {**followup, "item_id": item.id})
 
     _save_terms(conn, ctx, content_type, item, changes, creating)
+    if content_type.name == "page" and item.status == "publish" and previous_status != "publish" and not item.parent:
+        from .. import menus  # it builds on this module
+
+        menus.add_published_page(conn, ctx, item)  # the menus set to take new top-level pages
     if not creating and (previous_status == "publish") != (item.status == "publish"):
         object_terms.recount_objects(conn, ctx.registry, [item.id])
     if changes.sticky is not None and content_type.name == "post" and (changes.sticky or not creating):
@@ -480,6 +484,10 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
     conn.execute(sa.delete(posts).where(posts.c.id == item.id))  # term links go with it (cascade)
     if linked:
         object_terms.recount(conn, ctx.registry, linked)
+    if item.type != "nav_menu_item":
+        from .. import menus  # it builds on this module
+
+        menus.forget_object(conn, ctx.registry, "post_type", item.id)  # its menu entries go with it
     if item.id in ctx.sticky_ids:
         set_sticky(conn, ctx, item.id, False)
 

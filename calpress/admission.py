@@ -24,9 +24,11 @@ A client's first costly read still runs as its reads do until it ends (its cost 
 then); the front sends a read with ``_embed`` or a page of more than 20 items to a thread
 whoever asks, so that first one holds the loop only when it looks small.
 
-Behind a reverse proxy every client has the proxy's address, so all strangers together are one
-client here: their reads run one at a time per worker (the loop runs them one at a time anyway;
-``bench/workload.py``'s mixed workload, from one address, answered as many requests per second).
+Behind a reverse proxy listed in the setting ``trusted_proxies`` the address is the client's own,
+as the proxy forwards it (proxies.py, applied by the front before admission). Behind any other
+every client has the proxy's address, so all strangers together are one client here: their reads
+run one at a time per worker (the loop runs them one at a time anyway; ``bench/workload.py``'s
+mixed workload, from one address, answered as many requests per second).
 """
 
 from __future__ import annotations

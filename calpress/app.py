@@ -25,6 +25,7 @@ import falcon
 import orjson
 
 from . import logs
+from .access_log import ROUTE_KEY, AccessLog, RequestLayer
 from .admission import USER_KEY
 from .api import Api, build_api
 from .api.naming import aliases_on
@@ -40,6 +41,7 @@ from .content.registry import ContentRegistry
 from .http_encoding import AnswerEncoding
 from .pages import build_pages, discovery
 from .pages.site import PUBLIC_QUERY_VARS
+from .proxies import TrustedProxies
 from .rest import multipart
 from .rest.errors import RestError
 from .rest.request import RestRequest, parse_query, read_chunks
@@ -50,6 +52,8 @@ from .store import db as store_db
 log = logging.getLogger("calpress.app")
 
 REST_PREFIX = "/wp-json"
+# The REST route a request was served by, in its environ (its name is looked up for the access log).
+REST_ROUTE_KEY = "calpress.rest_route"
 # Bodies beyond this need credentials: no anonymous request (a comment is the largest) comes near.
 ANONYMOUS_BODY = 1024 * 1024
 
@@ -101,8 +105,13 @@ class Calpress:
         self.rest_heads = frozenset({REST_PREFIX.strip("/"), "batch",
                                      *(ns.split("/")[0] for ns in [*registry.namespaces, *registry.alias_namespaces])})
         self.falcon_app = self._build_falcon()
-        # What servers and tests call: every answer compressed and tagged (http_encoding.py).
-        self.wsgi = AnswerEncoding(self)
+        # What servers and tests call: every answer compressed and tagged (http_encoding.py), each
+        # request's forwarded client, scheme and host read from trusted proxies (proxies.py) before
+        # anything else, its id given and its access line written (access_log.py).
+        self.proxies = TrustedProxies(settings.trusted_proxies)
+        self.access_log = AccessLog(settings.access_log, log_level=settings.log_level, proxies=self.proxies,
+                                    route_name=self.route_name)
+        self.wsgi = RequestLayer(AnswerEncoding(self), self.access_log)
 
     def _build_falcon(self) -> falcon.App:
         app = falcon.App(cors_enable=False)
@@ -163,7 +172,9 @@ class Calpress:
         query = parse_query(environ.get("QUERY_STRING", ""))
         # Only the site root is a page for browsers and an answer for REST clients.
         prefers_html = self.pages.needs_accept(path) and "rest_route" not in query and _prefers_html(environ.get("HTTP_ACCEPT", ""))
-        if self.pages.match(path, prefers_html=prefers_html) is not None or self.is_site_path(path, query, environ):
+        page = self.pages.match(path, prefers_html=prefers_html)
+        if page is not None or self.is_site_path(path, query, environ):
+            environ[ROUTE_KEY] = page.name if page is not None else "site"
             return self.falcon_app(environ, start_response)
         try:
             status, headers, body = self.serve_rest(environ, path, query)
@@ -176,6 +187,18 @@ class Calpress:
         headers.append(("Content-Length", str(len(body))))
         start_response(_status_line(status), headers)
         return [body]
+
+    def route_name(self, environ: dict[str, Any]) -> str | None:
+        """The name of what answered a request, for its access line: the page's (pages/__init__.py),
+        the REST route's (``cms.posts.item``), ``rest_no_route``, or None before the app ran."""
+        name = environ.get(ROUTE_KEY)
+        if name is not None:
+            return name
+        route = environ.get(REST_ROUTE_KEY)
+        if route is None:
+            return None
+        matched = self.api.registry.match(route)
+        return matched[0].name if matched is not None else "rest_no_route"
 
     def reads_only(self, environ: dict[str, Any]) -> bool:
         """Whether a request can only read stored data, so it never waits on anything outside the
@@ -244,6 +267,7 @@ class Calpress:
             return self._serve_rest_request(environ, request, method)
         finally:
             environ[USER_KEY] = request.user_id  # the front counts what strangers cost (admission.py)
+            environ[REST_ROUTE_KEY] = request.route
 
     def _serve_rest_request(self, environ: dict[str, Any], request: RestRequest, method: str) -> tuple[int, list[tuple[str, str]], bytes]:
         try:
@@ -349,7 +373,9 @@ def _prefers_html(accept: str) -> bool:
 
 def create_app(settings: Settings | None = None, **kwargs: Any) -> Calpress:
     logs.configure((settings or load_settings()).log_level)
-    return Calpress(settings or load_settings(), **kwargs)
+    app = Calpress(settings or load_settings(), **kwargs)
+    app.access_log.open()  # a server refuses to start on an access log it cannot write
+    return app
 
 
 def wsgi_app() -> falcon.App:

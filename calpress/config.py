@@ -15,8 +15,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .proxies import parse_networks
+
 ENVIRONMENT_TYPES = ("local", "development", "staging", "production")
 INLINE_READS = ("auto", "on", "off")
+ACCESS_LOG_SWITCHES = ("on", "off", "stderr", "1", "0", "true", "false", "yes", "no")
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("inline_reads", "CALPRESS_INLINE_READS", "auto", "Where `calpress serve` runs a GET or HEAD that only reads stored data (a listing, an item, a term...): on, on the worker's event loop, which spares the hand-over to a request thread and back (about 1.5 times the uncached requests per second on SQLite); off, in a request thread like every other request, so that one request's database round trips overlap another's work; auto (the default), on for SQLite and for PostgreSQL on this machine (a Unix socket or a loopback address), off for a database over the network."),
     Setting("memo_size", "CALPRESS_MEMO_SIZE", 2048, "Representations each worker keeps until a record they were built from changes (store/memo.py): events (and their terms) and cms/v2 items, per requester, about 12 KB each; 0 keeps none, so every page is built from the database."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
+    Setting("access_log", "CALPRESS_ACCESS_LOG", "on", "One JSON line per request (time, request id, method, path, query with secrets redacted, status, bytes, duration, client address, user id, route name): on, with the other logs on stderr; off; or the path of a file (with a /) to append them to, reopened when rotated. /healthz and /readyz are logged only with CALPRESS_LOG_LEVEL=debug."),
+    Setting("trusted_proxies", "CALPRESS_TRUSTED_PROXIES", "", "Reverse proxies (addresses and CIDR networks, comma-separated: 127.0.0.1,10.0.0.0/8,::1) whose Forwarded or X-Forwarded-For/-Proto/-Host headers give the client's address, the scheme and the host, and whose X-Request-Id is kept. Empty (the default): those headers are ignored, and every client behind a proxy has the proxy's address."),
     Setting("body_timeout", "CALPRESS_BODY_TIMEOUT", 15, "Seconds a client may pause while sending a request body before it is answered 408 (calpress serve reads bodies before a request thread is taken)."),
     Setting("max_upload", "CALPRESS_MAX_UPLOAD", 100 * 1024 * 1024, "Largest file upload in bytes: a raw body (media uploads) or a multipart form (413 beyond it, refused from Content-Length before anything is read). Such bodies are written to a temporary file as they arrive, never held whole in memory."),
     Setting("batch_max_requests", "CALPRESS_BATCH_MAX_REQUESTS", 25, "Most requests one POST /batch/v1 may carry (the reference's 25; more is a 400 before any runs)."),
@@ -77,6 +82,10 @@ class Settings:
     inline_reads: str = "auto"
     memo_size: int = 2048
     log_level: str = "warning"
+    # The access log (access_log.py): on (stderr), off, or a file path; and the proxies whose
+    # forwarding headers are believed (proxies.py), as the comma-separated text of the variable.
+    access_log: str = "on"
+    trusted_proxies: str = ""
     max_body: int = 8 * 1024 * 1024
     max_upload: int = 100 * 1024 * 1024
     batch_max_requests: int = 25
@@ -205,6 +214,10 @@ def load_settings(
         raise ValueError("CALPRESS_MEMO_SIZE must be 0 (keep nothing) or a positive number of representations")
     if values["login_lockout"] < 1:
         raise ValueError("CALPRESS_LOGIN_LOCKOUT must be a positive number of seconds")
+    values["trusted_proxies"] = ",".join(str(network) for network in parse_networks(values["trusted_proxies"]))
+    values["access_log"] = str(values["access_log"]).strip()
+    if values["access_log"].lower() not in ACCESS_LOG_SWITCHES and "/" not in values["access_log"]:
+        raise ValueError("CALPRESS_ACCESS_LOG must be on, off or the path of a file (with a /: ./access.log)")
     if not values["secret_key"]:
         values["secret_key"] = _stored_secret(data_dir) if store_secret else _read_secret(data_dir)
     values["site_url"] = str(values["site_url"]).rstrip("/")

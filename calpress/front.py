@@ -32,6 +32,11 @@ typically cost much has its reads run in a thread, so that one stranger's heavy 
 hold the loop or every thread. A read with ``_embed`` or more than 20 items a page runs in a
 thread too (``_small``), so that the request that shows a client costly does not hold the loop
 either.
+
+The front reads a request's forwarding headers (from trusted proxies only, proxies.py) before
+anything else, so that admission counts the client and not the proxy, and writes the request's
+access line (access_log.py) once the answer has left: it alone knows the bytes of a streamed
+answer and the answers made before the app runs (408, 429).
 """
 
 from __future__ import annotations
@@ -46,9 +51,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .access_log import FRONT_KEY, REQUEST_ID_KEY, AccessLog
 from .admission import USER_KEY, Admission
 from .app import ANONYMOUS_BODY, body_timeout_error, create_app, tune_gc
 from .config import Settings, is_loopback, load_settings
+from .logs import REQUEST_ID
 from .rest.errors import RestError
 from .store.db import is_sqlite
 
@@ -152,15 +159,18 @@ async def _next_part(parts: Any, timeout: float) -> bytes | None:
 class Front:
     """The RSGI application (``__rsgi__``) that serves a WSGI app from request threads."""
 
-    def __init__(self, wsgi: Any, settings: Settings, reads_only: Callable[[dict[str, Any]], bool] | None = None) -> None:
+    def __init__(self, wsgi: Any, settings: Settings, reads_only: Callable[[dict[str, Any]], bool] | None = None,
+                 access_log: AccessLog | None = None) -> None:
         """``reads_only``: says of a request's environ whether it may run on the loop (None: no
-        request does)."""
+        request does). ``access_log``: the app's (its proxies and its log); None reads no
+        forwarding header and writes no line."""
         self.wsgi = wsgi
         self.settings = settings
         self.reads_only = reads_only
         self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
         self.admission = Admission()
         self.body_timeout = float(settings.body_timeout)
+        self.access_log = access_log
 
     def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -169,17 +179,29 @@ class Front:
         if scope.proto != "http":
             return  # no WebSocket endpoints
         environ = self._environ(scope)
+        if self.access_log is None:
+            await self._serve(environ, proto)
+            return
+        began = time.perf_counter()
+        environ[FRONT_KEY] = answer = [0, 0]  # status and bytes sent, filled as the answer leaves
+        # Each request runs in a task of its own: the id set here is on every line it logs.
+        token = REQUEST_ID.set(self.access_log.begin(environ))
+        try:
+            await self._serve(environ, proto)
+        finally:
+            self.access_log.write(environ, answer[0], answer[1], time.perf_counter() - began)
+            REQUEST_ID.reset(token)
+
+    async def _serve(self, environ: dict[str, Any], proto: Any) -> None:
         loop = asyncio.get_running_loop()
         try:
             environ["wsgi.input"] = await self._body(environ, proto, loop)
         except BodyTimeout:
-            status, headers, body = _timeout_answer()
-            proto.response_bytes(status, headers, body)
+            self._send(environ, proto, *_timeout_answer())
             return
         ticket = await self.admission.enter(environ["REMOTE_ADDR"])
         if ticket is None:
-            status, headers, body = _busy_answer()
-            proto.response_bytes(status, headers, body)
+            self._send(environ, proto, *_busy_answer())
             return
         cost = 0.0
         try:
@@ -190,9 +212,18 @@ class Front:
         finally:
             self.admission.leave(ticket, cost, counted=not environ.get(USER_KEY))
         if isinstance(result, bytes):
+            _sent(environ, status, len(result))
             proto.response_bytes(status, headers, result)
             return
-        await self._stream(proto, loop, status, headers, result)
+        await self._stream(proto, loop, status, headers, result, environ)
+
+    def _send(self, environ: dict[str, Any], proto: Any, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        """An answer of the front's own (the app never ran), with the request's id."""
+        request_id = environ.get(REQUEST_ID_KEY)
+        if request_id is not None:
+            headers = [*headers, ("x-request-id", request_id)]
+        _sent(environ, status, len(body))
+        proto.response_bytes(status, headers, body)
 
     def _environ(self, scope: Any) -> dict[str, Any]:
         host, _, port = scope.server.rpartition(":")
@@ -260,8 +291,10 @@ class Front:
             return started[0], started[1], body, time.thread_time() - began
         return started[0], started[1], result, time.thread_time() - began
 
-    async def _stream(self, proto: Any, loop: asyncio.AbstractEventLoop, status: int, headers: Any, result: Any) -> None:
+    async def _stream(self, proto: Any, loop: asyncio.AbstractEventLoop, status: int, headers: Any, result: Any,
+                      environ: dict[str, Any]) -> None:
         transport = proto.response_stream(status, headers)
+        _sent(environ, status, 0)
         parts = iter(result)
         try:
             while True:
@@ -270,8 +303,17 @@ class Front:
                     break
                 if part:
                     await transport.send_bytes(part)
+                    _sent(environ, status, len(part))
         finally:
             await loop.run_in_executor(self.pool, _close, result)
+
+
+def _sent(environ: dict[str, Any], status: int, size: int) -> None:
+    """Count an answer's status and body bytes for its access line (when the front keeps one)."""
+    answer = environ.get(FRONT_KEY)
+    if answer is not None:
+        answer[0] = status
+        answer[1] += size
 
 
 def _close(result: Any) -> None:
@@ -285,7 +327,8 @@ def rsgi_app(settings: Settings | None = None) -> Front:
     CALPRESS_* environment."""
     settings = settings or load_settings()
     app = create_app(settings)
-    front = Front(app.wsgi, settings, app.reads_only if runs_reads_inline(settings, app.site.engine) else None)
+    front = Front(app.wsgi, settings, app.reads_only if runs_reads_inline(settings, app.site.engine) else None,
+                  access_log=app.access_log)
     tune_gc()
     return front
 

@@ -11,6 +11,8 @@ stderr, ``off``, or a file path (a file of its own, reopened when log rotation m
 are written at info level, whatever ``log_level`` says; the probes of load balancers
 (``/healthz``, ``/readyz``) at debug level, so they appear only with ``log_level=debug``.
 
+With metrics on (metrics.py), each request is counted where its line is written, here, once.
+
 The request id is the ``X-Request-Id`` of the request when a trusted proxy sent it and it is
 sane (printable ASCII, at most 200 characters), else 16 random bytes in hex. It goes back in the
 ``X-Request-Id`` header of every answer and on every log line written while the request runs
@@ -46,7 +48,7 @@ FRONT_KEY = "calpress.front"
 """Set in an environ by the front of ``calpress serve``: it writes the request's line itself."""
 ROUTE_KEY = "calpress.route"
 """The name of what answered, in the environ: a page's name, or a callable giving the REST route's."""
-QUIET_ROUTES = frozenset({"healthz", "readyz"})
+QUIET_ROUTES = frozenset({"healthz", "readyz", "metrics"})
 # Query arguments never written: passwords, nonces, keys and tokens of links (the password reset
 # key, comment moderation hashes, the workspace's nonces).
 SECRET_ARGUMENTS = frozenset({
@@ -112,6 +114,9 @@ class AccessLog:
         self.enabled = text.lower() not in _OFF
         self.path = None if text.lower() in _ON or not self.enabled else text
         self.logger = _logger
+        # The app's Prometheus metrics (metrics.py) when on: told of every request here, where its
+        # line is written, so that each request is counted once whoever answered it.
+        self.metrics: Any = None
         if self.enabled:
             _setup(self.path, log_level)
 
@@ -142,13 +147,17 @@ class AccessLog:
 
     def write(self, environ: dict[str, Any], status: int, sent: int, seconds: float) -> None:
         """The access line of a request answered ``status`` with ``sent`` bytes of body in
-        ``seconds``."""
-        if not self.enabled:
+        ``seconds`` (and count it in the metrics, when they are on)."""
+        if not self.enabled and self.metrics is None:
             return
         try:
             route = self.route_name(environ)
         except Exception:  # the line matters more than its route's name
             route = None
+        if self.metrics is not None:
+            self.metrics.request(route, environ.get("REQUEST_METHOD", ""), status, seconds)
+            if not self.enabled:
+                return
         level = logging.DEBUG if route in QUIET_ROUTES else logging.INFO
         if not self.logger.isEnabledFor(level):
             return
@@ -263,7 +272,7 @@ class RequestLayer:
             result = self.app(environ, respond)
         finally:
             REQUEST_ID.reset(token)
-        if FRONT_KEY in environ or not self.log.enabled:
+        if FRONT_KEY in environ or (not self.log.enabled and self.log.metrics is None):
             return result
         if isinstance(result, list):
             self.log.write(environ, _code(status), sum(map(len, result)), time.perf_counter() - began)

@@ -39,6 +39,7 @@ from .content.generation import ContentGeneration
 from .content.items import Context
 from .content.registry import ContentRegistry
 from .http_encoding import AnswerEncoding
+from .metrics import Metrics
 from .pages import build_pages, discovery
 from .pages.site import PUBLIC_QUERY_VARS
 from .proxies import TrustedProxies
@@ -112,6 +113,19 @@ class Calpress:
         self.access_log = AccessLog(settings.access_log, log_level=settings.log_level, proxies=self.proxies,
                                     route_name=self.route_name)
         self.wsgi = RequestLayer(AnswerEncoding(self), self.access_log)
+        self.metrics: Metrics | None = self._watch_metrics() if settings.metrics == "on" else None
+
+    def _watch_metrics(self) -> Metrics:
+        """Prometheus metrics (metrics.py): each request counted where its access line is
+        written, the answer caches, the memo, the pool, imports and failed logins hooked."""
+        metrics = self.site.metrics = Metrics(self.settings.metrics_allow)
+        self.access_log.metrics = metrics
+        self.rest.answers.watch(metrics.lookup_counter("rest"))
+        self.pages.fallback.cache.observe = metrics.lookup_counter("pages")
+        self.site.memo.observe = metrics.lookup_counter("memo")
+        self.authenticator.throttle.on_failure = metrics.login_failed
+        metrics.watch_pool(self.site.engine)
+        return metrics
 
     def _build_falcon(self) -> falcon.App:
         app = falcon.App(cors_enable=False)

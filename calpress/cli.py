@@ -250,7 +250,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_enabled=settings.log_level == "debug",
         respawn_failed_workers=True,
     )
-    server.serve()
+    if settings.metrics != "on":
+        server.serve()
+        return 0
+    from .metrics import multiprocess_dir
+
+    # Each worker writes its metrics to this run's folder; a scrape sums them (metrics.py).
+    with multiprocess_dir():
+        server.serve()
     return 0
 
 

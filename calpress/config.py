@@ -19,6 +19,7 @@ from .proxies import parse_networks
 
 ENVIRONMENT_TYPES = ("local", "development", "staging", "production")
 INLINE_READS = ("auto", "on", "off")
+METRICS_SWITCHES = ("on", "off", "1", "0", "true", "false", "yes", "no")
 ACCESS_LOG_SWITCHES = ("on", "off", "stderr", "1", "0", "true", "false", "yes", "no")
 
 
@@ -46,6 +47,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),
     Setting("access_log", "CALPRESS_ACCESS_LOG", "on", "One JSON line per request (time, request id, method, path, query with secrets redacted, status, bytes, duration, client address, user id, route name): on, with the other logs on stderr; off; or the path of a file (with a /) to append them to, reopened when rotated. /healthz and /readyz are logged only with CALPRESS_LOG_LEVEL=debug."),
     Setting("trusted_proxies", "CALPRESS_TRUSTED_PROXIES", "", "Reverse proxies (addresses and CIDR networks, comma-separated: 127.0.0.1,10.0.0.0/8,::1) whose Forwarded or X-Forwarded-For/-Proto/-Host headers give the client's address, the scheme and the host, and whose X-Request-Id is kept. Empty (the default): those headers are ignored, and every client behind a proxy has the proxy's address."),
+    Setting("metrics", "CALPRESS_METRICS", "off", "Prometheus metrics (requests, latency, caches, database pool, imports, failed logins) at /metrics on the site's port: on, or off (the default: /metrics is an ordinary address of the site). With several workers, calpress serve sums every worker's values."),
+    Setting("metrics_allow", "CALPRESS_METRICS_ALLOW", "127.0.0.1/32,::1", "Addresses and CIDR networks (comma-separated) that may read /metrics, checked against the client's address after CALPRESS_TRUSTED_PROXIES; anyone else is answered as if metrics were off (the site's 404)."),
     Setting("body_timeout", "CALPRESS_BODY_TIMEOUT", 15, "Seconds a client may pause while sending a request body before it is answered 408 (calpress serve reads bodies before a request thread is taken)."),
     Setting("max_upload", "CALPRESS_MAX_UPLOAD", 100 * 1024 * 1024, "Largest file upload in bytes: a raw body (media uploads) or a multipart form (413 beyond it, refused from Content-Length before anything is read). Such bodies are written to a temporary file as they arrive, never held whole in memory."),
     Setting("batch_max_requests", "CALPRESS_BATCH_MAX_REQUESTS", 25, "Most requests one POST /batch/v1 may carry (the reference's 25; more is a 400 before any runs)."),
@@ -86,6 +89,9 @@ class Settings:
     # forwarding headers are believed (proxies.py), as the comma-separated text of the variable.
     access_log: str = "on"
     trusted_proxies: str = ""
+    # Prometheus metrics (metrics.py): off or on, and who may read them.
+    metrics: str = "off"
+    metrics_allow: str = "127.0.0.1/32,::1"
     max_body: int = 8 * 1024 * 1024
     max_upload: int = 100 * 1024 * 1024
     batch_max_requests: int = 25
@@ -218,6 +224,14 @@ def load_settings(
     values["access_log"] = str(values["access_log"]).strip()
     if values["access_log"].lower() not in ACCESS_LOG_SWITCHES and "/" not in values["access_log"]:
         raise ValueError("CALPRESS_ACCESS_LOG must be on, off or the path of a file (with a /: ./access.log)")
+    values["metrics"] = str(values["metrics"]).strip().lower()
+    if values["metrics"] not in METRICS_SWITCHES:
+        raise ValueError("CALPRESS_METRICS must be on or off")
+    values["metrics"] = "on" if values["metrics"] in ("on", "1", "true", "yes") else "off"
+    try:
+        values["metrics_allow"] = ",".join(str(network) for network in parse_networks(values["metrics_allow"]))
+    except ValueError as err:
+        raise ValueError(str(err).replace("CALPRESS_TRUSTED_PROXIES", "CALPRESS_METRICS_ALLOW")) from None
     if not values["secret_key"]:
         values["secret_key"] = _stored_secret(data_dir) if store_secret else _read_secret(data_dir)
     values["site_url"] = str(values["site_url"]).rstrip("/")

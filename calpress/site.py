@@ -96,6 +96,8 @@ class Site:
         # Representations built from stored records, kept until those records change (store/memo.py;
         # caught up with the content counter by content/generation.py).
         self.memo = Memo(limit=settings.memo_size)
+        # The app's Prometheus metrics (metrics.py) when they are on; the importers count here.
+        self.metrics: Any = None
         # Told about the changes of every committed write transaction (store/changes.py).
         self.change_listeners: list[ChangeListener] = [self._options_changed]
 

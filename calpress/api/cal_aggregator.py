@@ -193,6 +193,13 @@ class AggregatorRoutes:
                 total_events=php_int(status["data"]["total"]), percentage=request.get_param("percentage_complete"),
                 images=downloads,
             )
+        saved = result.activity.items.get("cal_events", {})
+        if result.finished or saved.get("created") or saved.get("updated"):
+            # An import counts once, on its last batch; its events as each batch saves them.
+            metrics = self.site.metrics
+            if metrics is not None:
+                metrics.imported_batch("aggregator", len(saved.get("created", [])) + len(saved.get("updated", [])),
+                                       finished=result.finished)
         answer: dict[str, Any] = {
             "status": "success",
             "activity": result.activity.items,

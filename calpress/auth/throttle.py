@@ -24,7 +24,7 @@ import datetime as dt
 import hashlib
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,6 +159,7 @@ class LoginThrottle:
     def __init__(self, site: Any) -> None:
         self.site = site
         self._next_purge = 0.0
+        self.on_failure: Callable[[], None] | None = None
 
     @property
     def max_failures(self) -> int:
@@ -186,6 +187,8 @@ class LoginThrottle:
 
     def failed(self, attempt: Attempt) -> None:
         """A wrong password or unknown user: one more failure for the user and the address."""
+        if self.on_failure is not None:  # metrics.py counts every failure, the throttle on or off
+            self.on_failure()
         if not attempt.counted:
             return
         now = utcnow()

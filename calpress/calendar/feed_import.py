@@ -33,6 +33,7 @@ from .. import net
 from ..auth import users as user_store
 from ..content import items as item_service
 from ..content.items import Context, Item
+from ..metrics import count_import
 from . import ics_import, imports
 from .events import trash
 from .input import Resolved
@@ -169,6 +170,7 @@ def run_feed_import(
                 run.removed.append(item.id)
         final = imports.lock_record(conn, record.id)
     run.state = imports.record_state(final) if final is not None else ""
+    count_import(site, "ics", len(run.created) + len(run.updated))
     return run
 
 

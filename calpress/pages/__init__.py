@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import falcon
 
 from .. import admin
-from . import auth, comment_form, discovery, openapi, probes, site, uploads
+from . import auth, comment_form, discovery, metrics, openapi, probes, site, uploads
 
 if TYPE_CHECKING:
     from ..app import Calpress
@@ -131,5 +131,8 @@ def build_pages(calpress: Calpress) -> PageTable:
         Page("assets", site.STATIC_PATH, site.StaticAssets(), prefix=True),
         Page("healthz", probes.HEALTH_PATH, probes.Liveness()),
         Page("readyz", probes.READY_PATH, probes.Readiness(calpress.site)),
+        # Only with metrics on: off, /metrics is an address of the public site like any other.
+        *([Page("metrics", metrics.METRICS_PATH, metrics.MetricsPage(calpress, public))]
+          if calpress.settings.metrics == "on" else []),
     ]
     return PageTable(rows, fallback=public)

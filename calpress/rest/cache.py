@@ -11,6 +11,7 @@ bounded in bytes and simply starts over when full.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -21,7 +22,11 @@ from .response import RestResponse
 
 class GenerationCache:
     """Values by key, each used only while the generation it was made under is the current one;
-    bounded in bytes (each value's size given by the caller), starting over when full."""
+    bounded in bytes (each value's size given by the caller), starting over when full.
+
+    ``observe``, when set (metrics.py, with metrics on), is told of each lookup whether it hit."""
+
+    observe: Callable[[bool], None] | None = None
 
     def __init__(self, max_bytes: int) -> None:
         self._lock = threading.Lock()
@@ -31,7 +36,10 @@ class GenerationCache:
 
     def get(self, key: Any, generation: int) -> Any:
         found = self._entries.get(key)
-        return found[1] if found is not None and found[0] == generation else None
+        value = found[1] if found is not None and found[0] == generation else None
+        if self.observe is not None:
+            self.observe(value is not None)
+        return value
 
     def put(self, key: Any, generation: int, value: Any, size: int) -> None:
         with self._lock:
@@ -55,6 +63,10 @@ class ResponseCache:
 
     def __init__(self, max_bytes: int = 16 * 1024 * 1024) -> None:
         self._cache = GenerationCache(max_bytes)
+
+    def watch(self, observe: Callable[[bool], None]) -> None:
+        """Tell ``observe`` of each lookup whether it hit (metrics.py)."""
+        self._cache.observe = observe
 
     def get(self, key: Any, generation: int) -> RestResponse | None:
         found = self._cache.get(key, generation)

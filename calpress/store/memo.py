@@ -36,6 +36,9 @@ class Memo:
     """Values built from stored records, kept while those records are unchanged (at most
     ``limit`` of them; 0 keeps none)."""
 
+    # Told of each lookup whether it hit, when set (metrics.py, with metrics on).
+    observe: Callable[[bool], None] | None = None
+
     def __init__(self, limit: int = 2048) -> None:
         self.limit = limit
         self.generation: int | None = None
@@ -83,9 +86,10 @@ class Memo:
 
     def get(self, key: Hashable, generation: int | None) -> Any:
         """The entry for ``key`` if the memo is at ``generation``, else None."""
-        if generation is None or generation != self.generation:
-            return None
-        return self._entries.get(key)
+        value = None if generation is None or generation != self.generation else self._entries.get(key)
+        if self.observe is not None:
+            self.observe(value is not None)
+        return value
 
     def put(self, key: Hashable, generation: int | None, value: Any, depends: Iterable[tuple[str, int | str]]) -> None:
         """Keep ``value``, built from records ``depends`` while the counter was ``generation``

@@ -58,6 +58,7 @@ from ..media import uploads
 from ..media.attachments import create_attachment
 from ..media.files import create_file_attachment
 from ..media.images import RESIZED_TYPES
+from ..metrics import count_import
 from ..rest.errors import RestError
 from ..store.tables import comments as comments_table
 from ..store.tables import posts
@@ -714,4 +715,6 @@ def import_wxr(site: Any, stream: BinaryIO, *, user_id: int, authors: str = "cre
                log: Callable[[str], None] | None = None) -> ImportSummary:
     """Import the WXR file ``stream`` into ``site`` as user ``user_id``; see the module docstring."""
     run = WxrImport(site, user_id=user_id, authors=authors, fetch_attachments=fetch_attachments, source=source, log=log)
-    return run.run(stream, progress=progress)
+    summary = run.run(stream, progress=progress)
+    count_import(site, "wxr", summary.counts.get(EVENT_TYPE, {}).get("created", 0))
+    return summary

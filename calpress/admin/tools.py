@@ -63,8 +63,11 @@ MESSAGES = {"deleted": "Scheduled import deleted."}
 STATES = {"queued": "Waiting", "running": "Running", "success": "Done", "failed": "Failed",
           "stopped": "Stopped (the server restarted while it ran)"}
 RECORD_STATES = {"success": "Done", "failed": "Failed", "pending": "Running", "draft": "Not started"}
-# export.php's content choices (WordPress's "posts" and "pages", the other types by name).
-EXPORT_CHOICES = {{"post": "posts", "page": "pages"}.get(name, name): name for name in DEFAULT_TYPES}
+# export.php's content choices (WordPress's "posts" and "pages", the other types by name). Menu
+# entries go with "All content" only, as in the reference, whose screen lists no built-in type
+# but posts, pages and media.
+EXPORT_CHOICES = {{"post": "posts", "page": "pages"}.get(name, name): name for name in DEFAULT_TYPES
+                  if name != "nav_menu_item"}
 
 
 def _when(value: Any, zone: dt.tzinfo) -> dt.datetime | None:

@@ -209,6 +209,9 @@ URL_FIELDS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "/cms/v2/comments author_url": ("/cms/v2/comments", {"post": "{post}", "content": "Hi {n}", "author_url": "{url}"},
                                     "/cms/v2/comments/{made}"),
     "/cms/v2/comments/{id} author_url": ("/cms/v2/comments/{comment}", {"author_url": "{url}"}, "/cms/v2/comments/{comment}"),
+    "/cms/v2/menu-items url": ("/cms/v2/menu-items", {"title": "Link {n}", "type": "custom", "url": "{url}", "menus": "{menu}",
+                                                      "status": "publish"}, "/cms/v2/menu-items/{made}"),
+    "/cms/v2/menu-items/{id} url": ("/cms/v2/menu-items/{menu_item}", {"url": "{url}"}, "/cms/v2/menu-items/{menu_item}"),
 }
 # Nested places the document leaves loose (an event's inline venue and organizers) or describes
 # through registered meta (cms/v2's view of the calendar's types).
@@ -287,6 +290,9 @@ def targets(app, client, admin) -> dict[str, Any]:
         "end": end,
     }
     made["comment"] = client.post("/cms/v2/comments", user=admin, json={"post": made["post"], "content": "First"}).json["id"]
+    made["menu"] = client.post("/cms/v2/menus", user=admin, json={"name": "Hostile menu"}).json["id"]
+    made["menu_item"] = client.post("/cms/v2/menu-items", user=admin, json={
+        "title": "Home", "type": "custom", "url": "https://example.test/", "menus": made["menu"], "status": "publish"}).json["id"]
     return made
 
 

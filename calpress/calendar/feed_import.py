@@ -192,7 +192,15 @@ def run_due(site: Any, *, now: dt.datetime | None = None,
     with site.read() as conn:
         due = imports.due_schedules(conn, now)
     done = []
-    for schedule in due:
+    ctx = Context.of(site, options=site.load_options()) if due else None
+    for listed in due:
+        # Every machine of a fleet may run run-due at the same moment: a schedule is claimed
+        # under its row lock, and one whose last run changed since it was listed ran elsewhere.
+        with site.write() as conn:
+            schedule = imports.lock_record(conn, listed.id)
+            if schedule is None or schedule.meta.get(imports.LAST_RUN) != listed.meta.get(imports.LAST_RUN):
+                continue
+            schedule = imports.mark_run(conn, ctx, schedule, now)
         meta = schedule.meta
         run = run_feed_import(
             site, str(meta.get(imports.SOURCE) or ""), author=schedule.author or None,

@@ -213,6 +213,19 @@ def test_schedules_run_when_due(app, client, admin, feed_server):
     assert len(children) == 2 and {r["state"] for r in children} == {"success"}
 
 
+def test_a_due_schedule_runs_once_when_several_machines_run_due(app, client, admin, feed_server, monkeypatch):
+    """Two machines' run-due list the schedule as due at the same moment; the second to claim it
+    finds it already run (tests/e2e/test_fleet.py runs this across real nodes)."""
+    address, handler = feed_server
+    client.post("/cal/event-aggregator/v1/imports", user=admin, json={"source": address + "/team.ics", "frequency": 3600})
+    now = dt.datetime(2027, 2, 1, 12, 0, tzinfo=dt.UTC)
+    with app.site.read() as conn:
+        listed_by_the_other_machine = imports.due_schedules(conn, now)
+    assert len(feed_import.run_due(app.site, now=now)) == 1 and handler.hits == 1
+    monkeypatch.setattr(imports, "due_schedules", lambda conn, now: listed_by_the_other_machine)
+    assert feed_import.run_due(app.site, now=now + dt.timedelta(seconds=1)) == [] and handler.hits == 1
+
+
 def test_the_site_s_own_export_imports_into_a_fresh_site(app, client, admin, tmp_path):
     """The round trip: events made here, exported as the site's .ics feed, imported into another
     site (a fresh SQLite one), come back with the same titles, times, zones and venues."""

@@ -436,40 +436,19 @@ class MenuItemsController(ContentController):
         scope_of(request).forget(entry.id)
         return RestResponse({"deleted": True, "previous": previous})
 
-    def routes(self) -> list[Route]:
-        schema = lambda: self.item_schema  # noqa: E731 - the registry takes a schema factory
-        write_post = _args_from(self.item_schema, "POST")
-        write_put = _args_from(self.item_schema, "PUT")
-        collection = Route(
-            self.type.rest_namespace,
-            f"/{self.type.rest_base}",
-            [
-                Endpoint(("GET",), self.list_items, self.list_permission, args=self.collection, cache=True),
-                Endpoint(("POST",), self.create_item, self.create_permission, args=write_post),
-            ],
-            name=self.route_name,
-            schema=schema,
-            allow_batch=True,
-        )
-        item = Route(
-            self.type.rest_namespace,
-            rf"/{self.type.rest_base}/(?P<id>[\d]+)",
-            [
-                Endpoint(("GET",), self.get_item, self.get_permission, args={"context": context_param(self.item_schema)}, cache=True),
-                Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.update_permission, args=write_put),
-                Endpoint(
-                    ("DELETE",),
-                    self.delete_item,
-                    self.delete_permission,
-                    args={"force": {"type": "boolean", "default": False, "description": "Whether to bypass Trash and force deletion."}},
-                ),
-            ],
-            args={"id": {"description": "Unique identifier for the post.", "type": "integer"}},
-            name=f"{self.route_name}.item",
-            schema=schema,
-            allow_batch=True,
-        )
-        return [collection, item]
+    # The routes are the generic controller's, with the menu item schema and arguments.
+
+    def route_schema(self) -> dict[str, Any]:
+        return self.item_schema
+
+    def collection_args(self) -> dict[str, dict[str, Any]]:
+        return self.collection
+
+    def write_args(self, method: str) -> dict[str, dict[str, Any]]:
+        return _args_from(self.item_schema, method)
+
+    def read_args(self) -> dict[str, dict[str, Any]]:
+        return {"context": context_param(self.item_schema)}
 
 
 def _text(value: Any, request: RestRequest, name: str) -> str:

@@ -161,19 +161,12 @@ class MenusController(TermsController):
         params["context"] = "view"
         return self._prepared(request, menu)
 
-    def delete_term(self, request: RestRequest) -> dict[str, Any]:
-        menu = self._target(request)
-        if not request.params.get("force"):
-            raise RestError("rest_trash_not_supported", "Menus do not support trashing. Set 'force=true' to delete.", status=501)
-        request.params["context"] = "view"
-        previous = self._prepared(request, menu)
-        previous.pop("_links", None)
-        with self.site.write() as conn:
-            menu_service.delete_menu(conn, context_of(request), menu)
-        scope = scope_of(request)
-        scope.terms.pop((self.taxonomy.name, menu.id), None)
-        scope.reload_options()
-        return {"deleted": True, "previous": previous}
+    trash_noun = "Menus"
+
+    def remove(self, conn: Any, request: RestRequest, term: Term) -> None:
+        """A menu goes with its entries and its locations (an option: reloaded for the answer)."""
+        menu_service.delete_menu(conn, context_of(request), term)
+        scope_of(request).reload_options()
 
 
 # -- /menu-items ----------------------------------------------------------------------------------

@@ -557,17 +557,25 @@ class TermsController:
             return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this term.", request.user_id)
         return True
 
+    # What the reference's refusal of a trash (no ``force``) names: its controller's kind.
+    trash_noun = "Terms"
+
     def delete_term(self, request: RestRequest) -> dict[str, Any]:
         term = self._target(request)
         if not request.params.get("force"):
-            raise RestError("rest_trash_not_supported", "Terms do not support trashing. Set 'force=true' to delete.", status=501)
+            raise RestError("rest_trash_not_supported", f"{self.trash_noun} do not support trashing. Set 'force=true' to delete.",
+                            status=501)
         request.params["context"] = "view"
         previous = self._prepared(request, term)
         previous.pop("_links", None)
         with self.site.write() as conn:
-            tax_store.delete_term(conn, self.registry, term, default_id=self._default_id(request))
+            self.remove(conn, request, term)
         scope_of(request).terms.pop((self.taxonomy.name, term.id), None)
         return {"deleted": True, "previous": previous}
+
+    def remove(self, conn: Any, request: RestRequest, term: Term) -> None:
+        """Delete ``term`` for good, inside the write transaction of a DELETE."""
+        tax_store.delete_term(conn, self.registry, term, default_id=self._default_id(request))
 
 
 def _parent_value(value: Any) -> int | None:

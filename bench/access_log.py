@@ -21,7 +21,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from encoding import build_site, call  # noqa: E402  (bench/ is a folder of scripts, not a package)
+from encoding import build_site, rotating_runs  # noqa: E402  (bench/ is a folder of scripts, not a package)
 from run import side_databases  # noqa: E402
 
 from calpress.access_log import AccessLog, RequestLayer  # noqa: E402
@@ -42,22 +41,8 @@ PROXIED = {"X-Forwarded-For": "203.0.113.9, 10.0.0.7", "X-Forwarded-Proto": "htt
 
 
 def measure(sides: dict[str, tuple[Any, dict[str, str]]], requests: int, pairs: int) -> dict[str, list[float]]:
-    """µs per request of each side, one value per run; the sides run in a rotating order."""
-    results: dict[str, list[float]] = {name: [] for name in sides}
-    names = list(sides)
-    for name, (app, headers) in sides.items():  # warm: caches filled, answers checked
-        status, _, _ = call(app, TARGET, headers)
-        if status != 200:
-            raise SystemExit(f"{name}: answered {status}")
-    for pair in range(pairs):
-        order = names[pair % len(names):] + names[: pair % len(names)]
-        for name in order if pair % 2 == 0 else order[::-1]:
-            app, headers = sides[name]
-            started = time.perf_counter()
-            for _ in range(requests):
-                call(app, TARGET, headers)
-            results[name].append((time.perf_counter() - started) / requests * 1e6)
-    return results
+    """µs per request of each side on the target, one value per run (encoding.rotating_runs)."""
+    return rotating_runs({name: (app, TARGET, headers) for name, (app, headers) in sides.items()}, requests, pairs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,6 +91,28 @@ def decoded(headers: dict[str, str], body: bytes) -> bytes:
     return body
 
 
+def rotating_runs(sides: dict[str, tuple[Callable[..., Any], str, dict[str, str]]], requests: int,
+                  pairs: int) -> dict[str, list[float]]:
+    """µs per request of each side (its app, path and headers), one value per run: every side is
+    warmed and checked (200) first, then each round runs every side once, in a rotating order
+    reversed every other round, so that drift of the machine falls on every side alike."""
+    results: dict[str, list[float]] = {name: [] for name in sides}
+    names = list(sides)
+    for name, (app, path, headers) in sides.items():
+        status, _, _ = call(app, path, headers)
+        if status != 200:
+            raise SystemExit(f"{name}: {path} answered {status}")
+    for pair in range(pairs):
+        order = names[pair % len(names):] + names[: pair % len(names)]
+        for name in order if pair % 2 == 0 else order[::-1]:
+            app, path, headers = sides[name]
+            started = time.perf_counter()
+            for _ in range(requests):
+                call(app, path, headers)
+            results[name].append((time.perf_counter() - started) / requests * 1e6)
+    return results
+
+
 def build_site(folder: str, database_url: str | None, events: int) -> Calpress:
     from calpress.auth import users
     from calpress.calendar.demo import seed_demo

@@ -9,13 +9,11 @@ are skipped.
 
 from __future__ import annotations
 
-import http.server
 import os
 import re
 import shutil
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,8 +21,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from appfixtures import free_port, serving
-from test_nginx_recipe import _Echo, png
+from appfixtures import free_port, serving, stop_process
+from test_nginx_recipe import FORGED, echo_upstream, png
 
 pytestmark = [
     pytest.mark.e2e,
@@ -84,12 +82,7 @@ def caddy(folder: Path, upstream: str, uploads: Path, *, limit: str = "100MiB") 
     try:
         yield f"https://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         log.close()
 
 
@@ -137,18 +130,10 @@ def test_calpress_behind_the_caddy_recipe(db_url, tmp_path):
 
 
 def test_caddy_recipe_sends_the_proxy_headers(tmp_path):
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    try:
-        with caddy(tmp_path / "caddy", f"127.0.0.1:{upstream.server_address[1]}", tmp_path / "uploads") as url, \
-                httpx.Client(base_url=url, verify=False, timeout=10) as client:
-            forged = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.test",
-                      "Forwarded": "for=203.0.113.9;proto=http", "X-Request-Id": "mine"}
-            first = client.get("/events/", headers=forged).json()
-            second = client.get("/events/").json()
-    finally:
-        upstream.shutdown()
-        upstream.server_close()
+    with echo_upstream() as upstream, caddy(tmp_path / "caddy", upstream, tmp_path / "uploads") as url, \
+            httpx.Client(base_url=url, verify=False, timeout=10) as client:
+        first = client.get("/events/", headers=FORGED).json()
+        second = client.get("/events/").json()
     seen = first["headers"]
     assert seen["x-forwarded-for"] == "127.0.0.1"
     assert seen["x-forwarded-proto"] == "https"

@@ -259,22 +259,31 @@ class _Echo(http.server.BaseHTTPRequestHandler):
         pass
 
 
+# What a visitor sends to forge its address and scheme: the recipes must drop or overwrite all of it.
+FORGED = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.test",
+          "Forwarded": "for=203.0.113.9;proto=http", "X-Request-Id": "mine"}
+
+
+@contextmanager
+def echo_upstream() -> Iterator[str]:
+    """An :class:`_Echo` upstream on a free port, as ``host:port``, for a proxy recipe to front."""
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{upstream.server_address[1]}"
+    finally:
+        upstream.shutdown()
+        upstream.server_close()
+
+
 def test_recipe_sends_the_proxy_headers_and_keeps_the_connection(tmp_path):
     """What calpress gets from the recipe: the visitor's address, https and the host, set by
     nginx whatever the visitor sent (a forged X-Forwarded-For or Forwarded never reaches
     calpress), a request id, and HTTP/1.1 on a kept-alive connection."""
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
-    try:
-        with nginx(tmp_path / "nginx", f"127.0.0.1:{upstream.server_address[1]}", tmp_path / "uploads") as proxy:
-            with httpx.Client(base_url=proxy.url, verify=False, timeout=10) as client:
-                forged = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "http", "X-Forwarded-Host": "evil.test",
-                          "Forwarded": "for=203.0.113.9;proto=http", "X-Request-Id": "mine"}
-                first = client.get("/events/", headers=forged).json()
-                second = client.get("/events/").json()
-    finally:
-        upstream.shutdown()
-        upstream.server_close()
+    with echo_upstream() as upstream, nginx(tmp_path / "nginx", upstream, tmp_path / "uploads") as proxy, \
+            httpx.Client(base_url=proxy.url, verify=False, timeout=10) as client:
+        first = client.get("/events/", headers=FORGED).json()
+        second = client.get("/events/").json()
     seen = first["headers"]
     assert seen["x-forwarded-for"] == "127.0.0.1"
     assert seen["x-forwarded-proto"] == "https"

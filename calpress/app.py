@@ -229,15 +229,25 @@ class Calpress:
         if "HTTP_X_HTTP_METHOD_OVERRIDE" in environ or "_method" in query or "rest_route" in query:
             return False
         path = environ.get("PATH_INFO") or "/"
-        if not path.startswith(_REST_PATH):
-            return False
         if not path.isascii():
             path = path.encode("latin-1", "replace").decode("utf-8", "replace")
-        matched = self.api.registry.match(path[len(REST_PREFIX) :].rstrip("/") or "/")
+        route = self._rest_route_of(path)
+        matched = self.api.registry.match(route) if route is not None else None
         if matched is None:
             return False
         endpoint = matched[0].endpoint_for(environ["REQUEST_METHOD"])
         return endpoint is not None and endpoint.cache
+
+    def _rest_route_of(self, path: str) -> str | None:
+        """The REST route a path names when it is surely not a page: under ``/wp-json/``, or at
+        the site root under a namespace's first segment and matched by no page (a route there
+        that exists is REST's whatever the site holds: ``is_site_path``). The site root itself is
+        left out: its JSON answer carries the discovery headers, made outside the engine."""
+        if path.startswith(_REST_PATH):
+            return path[len(REST_PREFIX) :].rstrip("/") or "/"
+        if path == "/" or path[1:].split("/", 1)[0] not in self.rest_heads or self.pages.match(path) is not None:
+            return None
+        return path.rstrip("/")
 
     def is_site_path(self, path: str, query: dict[str, Any], environ: dict[str, Any] | None = None) -> bool:
         """Whether ``path`` is a public page rather than a REST address: any path whose first

@@ -30,6 +30,10 @@ def environ(method: str, path: str, query: str = "", **extra: str) -> dict[str, 
         ("GET", "/wp-json/cal/events/v1/venues/12", ""),
         # the site index: options and the request only, kept in the answer cache (issue 32)
         ("GET", "/wp-json/", ""),
+        # the same routes at the site root (decision 1), as fast as under /wp-json/ (issue 35)
+        ("GET", "/cal/events/v1/events", "per_page=10"),
+        ("GET", "/cms/v2/posts/", ""),
+        ("HEAD", "/cms/v2/pages/5", ""),
     ],
 )
 def test_bodiless_reads_of_cacheable_endpoints_read_only(app, method, path, query):
@@ -58,6 +62,8 @@ def test_bodiless_reads_of_cacheable_endpoints_read_only(app, method, path, quer
         ("GET", "/", "", {}),
         ("GET", "/events/", "", {}),
         ("GET", "/wp-json/cms/v2/nothing-here", "", {}),
+        # at the site root: a namespace's segment that names no route (a page of the site may take it)
+        ("GET", "/cms/v2/nothing-here", "", {}),
     ],
 )
 def test_everything_else_goes_to_a_request_thread(app, method, path, query, extra):

@@ -38,12 +38,7 @@ def _preload() -> None:
     import sqlalchemy.dialects.sqlite  # noqa: F401
 
     import calpress.app  # noqa: F401 - the app, its routes and schemas
-    import calpress.cli  # noqa: F401
-    import calpress.cli_content  # noqa: F401
-    import calpress.cli_extra  # noqa: F401
-    import calpress.cli_more  # noqa: F401
-    import calpress.cli_transfer  # noqa: F401
-    import calpress.cli_users  # noqa: F401
+    import calpress.cli  # noqa: F401 - every command module
 
 
 def _child(request: dict, out_path: str, err_path: str) -> None:

@@ -11,7 +11,7 @@ import re
 import pytest
 from clifixtures import ok
 
-from calpress import cli_format
+from calpress.cli import formats as cli_format
 
 
 @pytest.fixture()

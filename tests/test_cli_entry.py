@@ -488,14 +488,15 @@ def test_media_commands(cli_process, cli_admin, tmp_path):
     match = re.fullmatch(r"Imported file '.*tiny\.png' as attachment ID (\d+)\.\nSuccess: Imported 1 of 1 items\.\n", out)
     assert match, out
     tiny = int(match.group(1))
-    (tmp_path / "notes.txt").write_text("hello")
-    notes = cli_process("media", "import", str(tmp_path / "notes.txt"))  # WP-CLI: a warning, then the batch report
-    assert (notes.returncode, notes.stdout) == (1, "")
-    assert notes.stderr == f"Warning: Unable to import file '{tmp_path / 'notes.txt'}'. Reason: not an image.\nError: No items imported.\n"
+    (tmp_path / "script.png").write_text("<?php echo 1;")  # what the media route refuses
+    script = cli_process("media", "import", str(tmp_path / "script.png"))  # WP-CLI: a warning, then the batch report
+    assert (script.returncode, script.stdout) == (1, "")
+    assert script.stderr == (f"Warning: Unable to import file '{tmp_path / 'script.png'}'. Reason: Sorry, you are not allowed "
+                             "to upload this file type.\nError: No items imported.\n")
 
     rows = as_json(cli_process("media", "list", "--format=json", "--fields=ID,title,file,mime_type"))
     assert [(row["ID"], row["title"], row["mime_type"]) for row in rows] == [
-        (tiny, "tiny", "image/png"), (poster, "poster", "image/png")]  # the text file was not stored
+        (tiny, "tiny", "image/png"), (poster, "poster", "image/png")]  # the script was not stored
     uploads = tmp_path / "data" / "uploads"
     assert (uploads / rows[1]["file"]).is_file()
 
@@ -508,7 +509,7 @@ def test_media_commands(cli_process, cli_admin, tmp_path):
 
 
 @pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)
-def test_media_import_goes_on_past_a_missing_file(cli_process, tmp_path):
+def test_media_import_goes_on_past_a_missing_file(cli_process, cli_admin, tmp_path):
     done = cli_process("media", "import", str(png(tmp_path / "a.png")), str(tmp_path / "missing.png"), str(png(tmp_path / "b.png")))
     assert done.returncode == 1
     assert f"Warning: Unable to import file '{tmp_path / 'missing.png'}'. Reason: File doesn't exist." in done.stderr

@@ -34,7 +34,7 @@ def rest_meta(tmp_path, db_url: str, post_id: int) -> dict:
     """The ``meta`` field of the post's REST answer (GET /cms/v2/posts/<id>, edit context)."""
     import argparse
 
-    from calpress.cli_content import acting_user, open_app, rest
+    from calpress.cli.rest_calls import acting_user, open_app, rest
 
     app = open_app(argparse.Namespace(data_dir=str(tmp_path / "data"), database_url=db_url))
     try:

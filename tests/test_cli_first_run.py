@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from calpress import cli_site
+from calpress.cli import common as cli_common
+from calpress.cli import site as cli_site
 from calpress.config import FOUND_ABOVE, FOUND_HERE, NOT_FOUND
 from calpress.store import db as store_db
 
@@ -195,9 +196,9 @@ def test_the_command_named_is_the_one_that_runs_here(tmp_path, monkeypatch):
     assert cli_site.command_name(tmp_path) == "calpress"
     monkeypatch.setattr(cli_site.shutil, "which", lambda name: str(tmp_path / "other" / "calpress"))  # another installation
     assert cli_site.command_name(tmp_path) == shlex.quote(str(installed))
-    assert cli_site.command_name(cli_site.PROJECT) == "scripts/calpress"
+    assert cli_site.command_name(cli_common.PROJECT) == "scripts/calpress"
     monkeypatch.setattr(cli_site.shutil, "which", lambda name: None)
-    assert cli_site.command_name(cli_site.PROJECT) == "scripts/calpress"
+    assert cli_site.command_name(cli_common.PROJECT) == "scripts/calpress"
 
     data = tmp_path / "site" / "data"
     data.mkdir(parents=True)

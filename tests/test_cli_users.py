@@ -1,4 +1,4 @@
-"""user commands in WP-CLI's forms (calpress/cli_users.py): create, list, get, update, delete,
+"""user commands in WP-CLI's forms (calpress/cli/users.py): create, list, get, update, delete,
 set-role, reset-password and application passwords, in-process through ``calpress.cli.main`` on
 both databases. Their runs of the real ``python -m calpress`` are tests/test_cli_entry.py's
 ``test_user_commands``."""

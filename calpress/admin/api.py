@@ -1,7 +1,7 @@
 """The workspace's way to change anything: a REST request run in process as the logged-in user.
 
 Every screen reads and writes through the same engine the API serves (``app.rest.serve``), as the
-command line does (``cli_content.rest``): the same argument checks, permissions, hooks, change log
+command line does (``cli.rest_calls.rest``): the same argument checks, permissions, hooks, change log
 and answer-cache invalidation, so a screen can never allow what the API refuses, and an error
 comes back in the API's shape to be shown beside the field it names. The user is the one the
 login cookie proves; the form's own nonce (shell.py) stands in for the REST nonce.

@@ -109,7 +109,7 @@ def test_an_unreadable_feed_fails_its_record(app, client, admin):
 
 
 def test_untitled_events_are_imported_and_what_the_feed_lost_is_counted_and_named(app, client, admin, capsys):
-    from calpress.cli import _print_run
+    from calpress.cli.import_export import print_run
 
     untitled = "\r\n".join(["BEGIN:VEVENT", "UID:untitled@test", "DTSTAMP:20261101T000000Z",
                              "DTSTART;TZID=Europe/Paris:20270312T090000", "DTEND;TZID=Europe/Paris:20270312T100000",
@@ -125,13 +125,13 @@ def test_untitled_events_are_imported_and_what_the_feed_lost_is_counted_and_name
     assert any("untitled@test" in w and "no SUMMARY" in w for w in result.warnings)
     assert any('"twice@test"' in w and "skipped" in w for w in result.warnings)
     assert any('"broken@test"' in w and "skipped" in w for w in result.warnings)
-    assert _print_run("team.ics", result, False) == 0
+    assert print_run("team.ics", result, False) == 0
     out, err = capsys.readouterr()
     assert "3 created, 0 updated, 2 skipped (2 not imported: see the warnings above)." in out
     assert "broken@test" in err and "twice@test" in err
     # Run again: the three are unchanged, the two still not imported.
     again = run(app, admin, feed(BASIC[0], untitled, BASIC[0].replace("a@test", "twice@test"), twice, broken))
-    _print_run("team.ics", again, False)
+    print_run("team.ics", again, False)
     assert "0 created, 0 updated, 5 skipped (2 not imported" in capsys.readouterr()[0]
     # Events the feed no longer gives are not trashed while some of its events were not imported.
     partial = run(app, admin, feed(BASIC[0], broken), remove_missing=True)

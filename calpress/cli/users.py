@@ -8,7 +8,7 @@
 
 <user> is an id, login or email (WP-CLI's user fetcher). ``create``, ``application-password
 create`` and ``reset-password`` write to the site's store themselves (reset-password then sends
-the reset mail, mail.py); the others go through /cms/v2 as cli_content.py's commands do, as
+the reset mail, mail.py); the others go through /cms/v2 as the other REST commands do (rest_calls.py), as
 ``--user`` (default: the first administrator). Deletes given several users or uuids go on past
 one that fails (``for_each``).
 """
@@ -16,43 +16,26 @@ one that fails (``for_each``).
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
-from collections.abc import Callable
 from typing import Any
 
-from .cli_content import (
-    Fields,
-    add_command,
-    extra_options,
-    for_each,
-    get_item,
-    list_items,
-    open_app,
-    rest,
-    rest_all,
-    run_with_app,
-    show_list,
-    update_item,
-)
-from .cli_format import GET_FORMATS, add_options
-from .cli_site import CliError, _open_site
-
-# -- create, through the user store ---------------------------------------------------------------
+from .common import CliError, add_command, global_options, open_site
+from .formats import GET_FORMATS, Fields, add_options, list_items, show_list
+from .rest_calls import extra_options, for_each, get_item, open_app, rest, rest_all, run_with_app, update_item
 
 
 def cmd_user_create(args: argparse.Namespace) -> int:
-    from .api.cms_users import ITEM_SCHEMA
-    from .auth import users
-    from .auth.roles import ROLE_CAPS
-    from .rest.errors import RestError
-    from .rest.schema import parse_request_arg
+    from ..api.cms_users import ITEM_SCHEMA
+    from ..auth import users
+    from ..auth.roles import ROLE_CAPS
+    from ..rest.errors import RestError
+    from ..rest.schema import parse_request_arg
 
     try:  # the users endpoint's own check of the address (its schema's email format)
         email = parse_request_arg(args.email, ITEM_SCHEMA["properties"]["email"], "email")
     except RestError as err:
         raise CliError(err.message) from None
-    _, site = _open_site(args)
+    _, site = open_site(args)
     role = args.role or str(site.get_option("default_role"))
     if role not in ROLE_CAPS:
         raise CliError(f"Role doesn't exist: {role}")
@@ -74,9 +57,6 @@ def cmd_user_create(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- list, get, update, delete, set-role, through /cms/v2 -----------------------------------------
-
-
 def _registered(value: Any) -> str:
     """2026-11-27T11:45:36+00:00 as WordPress stores user_registered (2026-11-27 11:45:36)."""
     return str(value or "")[:19].replace("T", " ")
@@ -95,7 +75,11 @@ USER_FIELDS: Fields = {
     "user_url": lambda u: u.get("url", ""),
     "description": lambda u: u.get("description", ""),
 }
+
+
 USER_DEFAULT = ["ID", "user_login", "display_name", "user_email", "user_registered", "roles"]
+
+
 USER_WRITE = {"display_name": "name", "user_email": "email", "first_name": "first_name", "last_name": "last_name",
               "user_url": "url", "user_nicename": "slug", "description": "description", "nickname": "nickname",
               "user_pass": "password"}
@@ -103,7 +87,7 @@ USER_WRITE = {"display_name": "name", "user_email": "email", "first_name": "firs
 
 def find_user_id(app: Any, given: str) -> int:
     """A user's id from an id, login or email (WP-CLI's user fetcher)."""
-    from .auth import users
+    from ..auth import users
 
     with app.site.read() as conn:
         found = users.find_user(conn, given)
@@ -172,16 +156,13 @@ def cmd_user_set_role(args: argparse.Namespace) -> int:
     return run_with_app(args, run)
 
 
-# -- reset-password -------------------------------------------------------------------------------
-
-
 def cmd_user_reset_password(args: argparse.Namespace) -> int:
     """WP-CLI's ``wp user reset-password``: a new random password for each user (which ends
     their login sessions) and, unless --skip-email, the password reset mail with a link to choose
     their own (mail.py; without SMTP the link goes to the log). An unknown user is a warning."""
-    from .auth import password_reset, users
-    from .mail import MailError
-    from .pages.auth import deliver_reset_link
+    from ..auth import password_reset, users
+    from ..mail import MailError
+    from ..pages.auth import deliver_reset_link
 
     app = open_app(args)
     try:
@@ -226,13 +207,10 @@ def cmd_user_reset_password(args: argparse.Namespace) -> int:
         app.site.close()
 
 
-# -- application passwords ------------------------------------------------------------------------
-
-
 def cmd_app_password_create(args: argparse.Namespace) -> int:
-    from .auth import app_passwords, users
+    from ..auth import app_passwords, users
 
-    settings, site = _open_site(args)
+    settings, site = open_site(args)
     with site.write() as conn:
         user = users.find_user(conn, args.user)
         if user is None:
@@ -278,10 +256,7 @@ def cmd_app_password_delete(args: argparse.Namespace) -> int:
     return run_with_app(args, run)
 
 
-# -- the parser -----------------------------------------------------------------------------------
-
-
-def register(commands: Any, global_options: Callable[[argparse.ArgumentParser], None]) -> None:
+def register(commands: Any) -> None:
     """Add the user command and its subcommands (application-password's among them)."""
     user = commands.add_parser("user", help="users")
     user_commands = user.add_subparsers(dest="user_command", required=True)
@@ -293,6 +268,7 @@ def register(commands: Any, global_options: Callable[[argparse.ArgumentParser], 
     create.add_argument("--display_name", default=None)
     create.add_argument("--porcelain", action="store_true")
     global_options(create)
+    create.set_defaults(handler=cmd_user_create)
 
     app_password = user_commands.add_parser("application-password", help="application passwords")
     app_commands = app_password.add_subparsers(dest="app_command", required=True)
@@ -302,48 +278,42 @@ def register(commands: Any, global_options: Callable[[argparse.ArgumentParser], 
     app_create.add_argument("--app-id", "--app_id", dest="app_id", default="")
     app_create.add_argument("--porcelain", action="store_true")
     global_options(app_create)
+    app_create.set_defaults(handler=cmd_app_password_create)
 
-    command = functools.partial(add_command, global_options=global_options)
-    listing = command(user_commands, "list", "list users (other --key=value options are REST listing filters)", extra=True)
+    listing = add_command(user_commands, "list", "list users (other --key=value options are REST listing filters)", extra=True)
     listing.add_argument("--role", default=None)
     add_options(listing)
-    get = command(user_commands, "get", "show a user")
+    listing.set_defaults(handler=cmd_user_list)
+    get = add_command(user_commands, "get", "show a user")
     get.add_argument("target", metavar="user", help="user id, login or email")
     add_options(get, formats=GET_FORMATS)
-    update = command(user_commands, "update", "update a user")
+    get.set_defaults(handler=cmd_user_get)
+    update = add_command(user_commands, "update", "update a user")
     update.add_argument("target", metavar="user")
     for option in USER_WRITE:
         update.add_argument(f"--{option}", default=None)
-    delete = command(user_commands, "delete", "delete users (their posts too, unless --reassign)")
+    update.set_defaults(handler=cmd_user_update)
+    delete = add_command(user_commands, "delete", "delete users (their posts too, unless --reassign)")
     delete.add_argument("targets", metavar="user", nargs="+")
     delete.add_argument("--reassign", default=None, help="give their posts to this user")
     delete.add_argument("--yes", action="store_true", help="accepted as WP-CLI's (which asks otherwise); calpress never asks")
-    set_role = command(user_commands, "set-role", "set a user's role")
+    delete.set_defaults(handler=cmd_user_delete)
+    set_role = add_command(user_commands, "set-role", "set a user's role")
     set_role.add_argument("target", metavar="user")
     set_role.add_argument("role")
-    reset = command(user_commands, "reset-password",
-                    "give users a new random password and email them a link to choose their own", user=False)
+    set_role.set_defaults(handler=cmd_user_set_role)
+    reset = add_command(user_commands, "reset-password",
+                        "give users a new random password and email them a link to choose their own", user=False)
     reset.add_argument("targets", metavar="user", nargs="+", help="user ids, logins or emails")
     reset.add_argument("--skip-email", action="store_true", help="don't email the users")
     reset.add_argument("--show-password", action="store_true", help="show the new passwords")
     reset.add_argument("--porcelain", action="store_true", help="print only the new passwords")
-    listing = command(app_commands, "list", "list a user's application passwords")
+    reset.set_defaults(handler=cmd_user_reset_password)
+    listing = add_command(app_commands, "list", "list a user's application passwords")
     listing.add_argument("target", metavar="user")
     add_options(listing)
-    delete = command(app_commands, "delete", "delete application passwords")
+    listing.set_defaults(handler=cmd_app_password_list)
+    delete = add_command(app_commands, "delete", "delete application passwords")
     delete.add_argument("target", metavar="user")
     delete.add_argument("uuids", metavar="uuid", nargs="+")
-
-
-HANDLERS: dict[tuple[str, ...], Callable[[argparse.Namespace], int]] = {
-    ("user", "create"): cmd_user_create,
-    ("user", "list"): cmd_user_list,
-    ("user", "get"): cmd_user_get,
-    ("user", "update"): cmd_user_update,
-    ("user", "delete"): cmd_user_delete,
-    ("user", "set-role"): cmd_user_set_role,
-    ("user", "reset-password"): cmd_user_reset_password,
-    ("user", "application-password", "create"): cmd_app_password_create,
-    ("user", "application-password", "list"): cmd_app_password_list,
-    ("user", "application-password", "delete"): cmd_app_password_delete,
-}
+    delete.set_defaults(handler=cmd_app_password_delete)

@@ -19,10 +19,12 @@ import io
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
+
+from .common import CliError
 
 LIST_FORMATS = ("table", "json", "csv", "yaml", "ids", "count")
 GET_FORMATS = ("table", "json", "yaml")
@@ -39,18 +41,23 @@ def add_options(parser: argparse.ArgumentParser, *, formats: Sequence[str] = LIS
 
 
 def pick_fields(given: str | None, field: str | None, default: Sequence[str], available: Sequence[str]) -> list[str]:
-    """The fields to show: --field, else --fields, else the default. FormatError for a field the
-    rows do not have (WP-CLI: ``Invalid field: x.``)."""
+    """The fields to show: --field, else --fields, else the default, matched without regard to
+    case as WP-CLI matches them (``--fields=id`` is ``ID``). FormatError for a field the rows do
+    not have (WP-CLI: ``Invalid field: x.``)."""
     if field:
         wanted = [field]
     elif given:
         wanted = [name.strip() for name in given.split(",") if name.strip()]
     else:
         wanted = list(default)
+    by_case = {name.lower(): name for name in available}
+    picked = []
     for name in wanted:
-        if name not in available:
+        found = name if name in available else by_case.get(name.lower())
+        if found is None:
             raise FormatError(f"Invalid field: {name}.")
-    return wanted
+        picked.append(found)
+    return picked
 
 
 def cell(value: Any) -> str:
@@ -197,3 +204,51 @@ def print_report(outcome: Any) -> None:
     """An import's report (transfer/reports.py): warnings and errors on stderr, the rest on stdout."""
     for line in outcome.lines:
         print(line.text, file=sys.stderr if line.to_stderr else sys.stdout)
+
+
+def format_value(value: Any, fmt: str) -> str:
+    """A value as ``option get`` and ``post meta get`` print it: JSON for lists, objects and
+    --format=json, WP-CLI's 1 and '' for booleans, else the text."""
+    if fmt == "json" or isinstance(value, (dict, list)):
+        return orjson.dumps(value).decode()
+    if value is True:
+        return "1"
+    if value is False or value is None:
+        return ""
+    return str(value)
+
+
+# WP-CLI's field names and how each is read from a REST item.
+Fields = dict[str, Callable[[dict[str, Any]], Any]]
+
+
+def row_of(fields: Fields, item: dict[str, Any]) -> dict[str, Any]:
+    return {name: read(item) for name, read in fields.items()}
+
+
+def show_list(args: argparse.Namespace, rows: list[dict[str, Any]], default: list[str], available: list[str],
+              id_field: str | None) -> int:
+    fields = _fields(args, default, available)
+    text = render_list(rows, args.format, fields, id_field=id_field, single=bool(args.field))
+    if text:
+        print(text)
+    return 0
+
+
+def list_items(args: argparse.Namespace, fields: Fields, items: list[dict[str, Any]], default: list[str],
+               id_field: str | None) -> int:
+    """REST items shown as a list with WP-CLI's field names."""
+    return show_list(args, [row_of(fields, item) for item in items], default, list(fields), id_field)
+
+
+def show_item(args: argparse.Namespace, item: dict[str, Any], default: list[str]) -> int:
+    fields = _fields(args, default, list(item))
+    print(render_item(item, args.format, fields, single=bool(args.field)))
+    return 0
+
+
+def _fields(args: argparse.Namespace, default: list[str], available: list[str]) -> list[str]:
+    try:
+        return pick_fields(args.fields, args.field, default, available)
+    except FormatError as err:
+        raise CliError(str(err)) from None

@@ -214,10 +214,10 @@ class CommentsScreen(Screen):
             query.update(context="edit", status=REST_STATUS[state["comment_status"]],
                          author=r.user.id if state["comment_status"] == "mine" else None)
         elif state["comment_status"] != "all":
-            query["status"] = REST_STATUS[state["comment_status"]]  # the API refuses it: its notice says so
+            query["status"] = REST_STATUS[state["comment_status"]]  # the API lists those the user may read
         answer = r.api.get(COMMENTS, **query)
-        if not answer.ok and answer.code == "rest_comment_invalid_page_number":
-            r.redirect(self._url(r, state, paged=None))
+        if answer.ok and answer.total and state["paged"] > math.ceil(answer.total / per_page):
+            r.redirect(self._url(r, state, paged=None))  # past the last page (the API answers an empty one)
         if not answer.ok:
             r.notice(answer.message, "error")
         rows = answer.data if answer.ok and isinstance(answer.data, list) else []

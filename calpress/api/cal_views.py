@@ -4,8 +4,8 @@
 the public pages use (:mod:`calpress.pages.views`), so a page and its re-rendering through this
 route are the same HTML.
 
-Parameters: ``url`` (required; the reference's current name ``u`` is accepted too, and then the
-answer is JSON ``{"html": ...}`` as the reference's; otherwise it is the HTML itself, text/html),
+Parameters: ``url`` (required, as the index says; the reference's current name ``u`` stands for
+it, and then the answer is JSON ``{"html": ...}`` as the reference's; otherwise it is the HTML itself, text/html),
 ``view`` (list, month, day, or the debugging ``reflector``; an unknown slug gives the default
 view), ``view_data`` (entries that override what the URL says), ``_wpnonce`` and the view
 nonces ``tvn1``/``tvn2``, ``action``, ``pu`` and ``smu``.
@@ -42,7 +42,8 @@ def _text(description: str) -> dict[str, Any]:
 
 def view_args() -> dict[str, dict[str, Any]]:
     return {
-        "url": {**_text("The URL of the view to render, e.g. {site}/events/list/."), "maxLength": 4096},
+        "url": {**_text("The URL of the view to render, e.g. {site}/events/list/."), "maxLength": 4096, "required": True,
+                "given_as": ["u"]},
         "u": {**_text("The URL of the view to render (the reference's current name of url)."), "maxLength": 4096},
         "view": {**_text("The view slug: list, month, day or reflector; overrides the URL's."), "maxLength": 64},
         "view_data": {"description": "Values that override what the URL says (tribe-bar-search, tribe-bar-date, "
@@ -75,8 +76,6 @@ def render(request: RestRequest) -> Any:
     params = request.params
     wrapped = params.get("u") is not None and params.get("url") is None
     url = params.get("u") if wrapped else params.get("url")
-    if url is None:
-        raise RestError("rest_missing_callback_param", "Missing parameter(s): url", status=400, params=["url"])
     view_data = params.get("view_data")
     if isinstance(view_data, list):
         view_data = {str(n): value for n, value in enumerate(view_data)}

@@ -97,14 +97,15 @@ class CommentsController:
     def can_moderate(request: RestRequest) -> bool:
         return context_of(request).can("moderate_comments")
 
-    def post_readable(self, request: RestRequest, post: Item | None) -> bool:
+    def post_readable(self, request: RestRequest, post: Item | None, *, password_applies: bool = True) -> bool:
         """The reference's check_read_post_permission: a protected item needs its password
-        unless the user may edit it; otherwise the item must be readable."""
+        unless the user may edit it (the ``password`` parameter counts only when one item or one
+        comment is asked for: ``password_applies``); otherwise the item must be readable."""
         if post is None or post.type not in self.types:
             return False
         ctx = context_of(request)
         if post.password and not ctx.can("edit_post", post):
-            return permissions.password_matches(post, request.get_param("password"))
+            return password_applies and permissions.password_matches(post, request.get_param("password"))
         return permissions.can_read(ctx, post, scope_of(request).item)
 
     def can_edit(self, request: RestRequest, comment: Comment, post: Item | None) -> bool:
@@ -218,19 +219,21 @@ class CommentsController:
                 found = item_service.get_items(conn, [int(i) for i in post_ids])
             for post_id in post_ids:
                 post = found.get(int(post_id))
-                if post is not None and not self.post_readable(request, post):
+                if post is not None and not self.post_readable(request, post, password_applies=len(post_ids) == 1):
                     return forbidden("rest_cannot_read_post", "Sorry, you are not allowed to read the post for this comment.",
                                      request.user_id)
                 if post is None and not self.can_moderate(request):
                     return forbidden("rest_cannot_read", "Sorry, you are not allowed to read this comment.", request.user_id)
         if request.get_param("context") == "edit" and not self.can_moderate(request):
             return forbidden("rest_forbidden_context", "Sorry, you are not allowed to edit comments.", request.user_id)
-        if not self.can_moderate(request):
-            for name in ("author", "author_exclude", "author_email", "type", "status"):
-                value = request.get_param(name)
-                default = {"status": "approve", "type": "comment"}.get(name)
-                if value not in (None, [], default):
-                    return forbidden("rest_forbidden_param", f"Query parameter not permitted: {name}", request.user_id)
+        # As the reference: these filters need edit_posts (not moderation), and the refusal names
+        # every one given.
+        if not context_of(request).can("edit_posts"):
+            defaults = {"status": "approve", "type": "comment"}
+            refused = [name for name in ("author", "author_exclude", "author_email", "type", "status")
+                       if request.get_param(name) not in (None, "", [], defaults.get(name))]
+            if refused:
+                return forbidden("rest_forbidden_param", f"Query parameter not permitted: {', '.join(refused)}", request.user_id)
         return True
 
     def list_items(self, request: RestRequest) -> Any:
@@ -263,18 +266,19 @@ class CommentsController:
             if raw:
                 parsed = parse_rest_date(raw)
                 setattr(query, name, parsed.replace(tzinfo=None) if isinstance(parsed, dt.datetime) else None)
-        query.public_posts_only = not self.can_moderate(request)
+        # The items a request names were each found readable by list_permission (a protected one
+        # with its password); without names only public items' comments are listed.
+        query.public_posts_only = not self.can_moderate(request) and not query.post_ids
         context = str(request.get_param("context") or "view")
         with self.site.read() as conn:
             found, total = comment_store.query_comments(conn, query)
             post_items = item_service.get_items(conn, {c.post_id for c in found})
             children = comment_store.has_children(conn, [c.id for c in found])
-        data = [self.prepare(request, c, post_items.get(c.post_id), children, context) for c in found]
-        headers = pagination_headers(request, total, query.per_page, query.page)
-        if query.page > 1 and not data and total:
-            raise RestError("rest_comment_invalid_page_number",
-                             "The page number requested is larger than the number of pages available.", status=400)
-        return RestResponse(data, headers=headers)
+        # As the reference's get_items, each comment the requester may not read is left out of
+        # the page (the totals stay the query's), and a page past the last is an empty 200.
+        data = [self.prepare(request, c, post_items.get(c.post_id), children, context) for c in found
+                if self.can_read(request, c, post_items.get(c.post_id))]
+        return RestResponse(data, headers=pagination_headers(request, total, query.per_page, query.page))
 
     # -- single ---------------------------------------------------------------------------------
 
@@ -372,7 +376,7 @@ class CommentsController:
         ctx = self.ctx(request)
         post_id = int(request.get_param("post") or 0)
         parent = int(request.get_param("parent") or 0)
-        author = int(request.get_param("author") or request.user_id or 0)
+        author = _author_id(request)
         with self.site.write() as conn:
             author_user = user_store.get_user(conn, author) if author else None
             if author and author_user is None:
@@ -401,9 +405,7 @@ class CommentsController:
                 agent=request.get_param("author_user_agent") or request.get_header("user_agent") or "",
             )
             try:
-                # Flood control stays off here for now: the route's tests post several comments a
-                # second as one author (the form applies it).
-                comment = comment_rules.add_comment(conn, ctx, new, post, author_user, status=status, flood=False)
+                comment = comment_rules.add_comment(conn, ctx, new, post, author_user, status=status)
             except comment_rules.CommentRefused as refused:
                 raise _refusal(refused) from None
             children = comment_store.has_children(conn, [comment.id])
@@ -418,6 +420,14 @@ class CommentsController:
             raise _invalid_id()
         if not self.can_edit(request, comment, post):
             return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this comment.", request.user_id)
+        return True
+
+    def delete_permission(self, request: RestRequest) -> Any:
+        comment, post = self._load(request)
+        if comment is None:
+            raise _invalid_id()
+        if not self.can_edit(request, comment, post):
+            return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this comment.", request.user_id)
         return True
 
     def update_item(self, request: RestRequest) -> Any:
@@ -496,7 +506,7 @@ class CommentsController:
                 "password": {"description": "The password for the parent post of the comment (if the post is password "
                              "protected).", "type": "string"}}, cache=True),
             Endpoint(("POST", "PUT", "PATCH"), self.update_item, self.edit_permission, args={**ident, **self.write_args(False)}),
-            Endpoint(("DELETE",), self.delete_item, self.edit_permission, args={
+            Endpoint(("DELETE",), self.delete_item, self.delete_permission, args={
                 **ident,
                 "force": {"type": "boolean", "default": False, "description": "Whether to bypass Trash and force deletion."},
                 "password": {"description": "The password for the parent post of the comment (if the post is password "
@@ -507,6 +517,18 @@ class CommentsController:
 
 def routes(api: Api) -> list[Route]:
     return CommentsController(api).routes()
+
+
+def _author_id(request: RestRequest) -> int:
+    """The user a new comment is by, as the reference's create_item: the ``author`` given, else
+    the requester, unless the request names the author (a name, e-mail or URL): then it is a
+    visitor's comment (0), even when a logged-in moderator sends it."""
+    given = request.get_param("author")
+    if given is not None:
+        return int(given)
+    if any(request.get_param(name) for name in ("author_name", "author_email", "author_url")):
+        return 0
+    return request.user_id or 0
 
 
 def _refusal(refused: comment_rules.CommentRefused) -> RestError:

@@ -408,20 +408,20 @@ class ContentSchema:
         return error if error is not None else tuple(parse_slug_list(value))
 
     def _check_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
-        """Listing statuses: each in the enum, and other than the default only for users who may
-        edit items of the type (``private`` also for readers of private items)."""
+        """Listing statuses: other than the default only for users who may edit items of the type
+        (``private`` also for readers of private items), then each in the enum; the permission
+        first, as the reference's sanitize_post_statuses."""
         statuses = self._listing_statuses(value, name)
-        if isinstance(statuses, RestError):
-            return statuses
+        named = parse_slug_list(value) if isinstance(statuses, RestError) else statuses
         caps = self.type.caps
         ctx = context_of(request)
-        for status in statuses:
+        for status in named:
             if status == "publish":
                 continue
             if ctx.can(caps["edit_posts"]) or (status == "private" and ctx.can(caps["read_private_posts"])):
                 continue
             return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
-        return True
+        return statuses if isinstance(statuses, RestError) else True
 
     def _sanitize_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
         statuses = self._listing_statuses(value, name)

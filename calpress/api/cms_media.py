@@ -114,14 +114,17 @@ class MediaSchema(ContentSchema):
         return params
 
     def _check_media_statuses(self, value: Any, request: RestRequest, name: str) -> Any:
-        error = rest_schema.validate_value(value, {"type": "array", "items": {"enum": list(MEDIA_STATUSES), "type": "string"}}, name)
-        if error is not None:
-            return error
+        """As the posts' listing statuses (the permission before the enum), ``inherit`` the default."""
+        caps = self.type.caps
         ctx = context_of(request)
         for status in parse_slug_list(value):
-            if status != "inherit" and not ctx.can(self.type.caps["edit_posts"]):
-                return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
-        return True
+            if status == "inherit":
+                continue
+            if ctx.can(caps["edit_posts"]) or (status == "private" and ctx.can(caps["read_private_posts"])):
+                continue
+            return forbidden("rest_forbidden_status", "Status is forbidden.", request.user_id)
+        return rest_schema.validate_value(value, {"type": "array", "items": {"enum": list(MEDIA_STATUSES), "type": "string"}},
+                                          name) or True
 
 
 EXTRA_TYPES_OPTION = "upload_extra_types"

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..content.types import ContentType, Status, type_labels, type_supports
 from ..rest.controller import ContextFields, context_param, wants_field
-from ..rest.errors import RestError, auth_status, forbidden
+from ..rest.errors import RestError, forbidden
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
@@ -299,21 +299,10 @@ def _settings_routes(api: Api) -> list[Route]:
             return scope_of(request).site_url  # no address stored: the one the site answers on
         return value
 
-    def read_permission(request: RestRequest) -> bool:
+    def permission(request: RestRequest) -> bool:
+        """The reference's one check for reading and writing (get_item_permissions_check): a
+        refusal is the server's generic rest_forbidden, 401 anonymous, 403 logged in."""
         return context_of(request).can("manage_options")
-
-    def update_permission(request: RestRequest) -> bool | RestError:
-        if context_of(request).can("manage_options"):
-            return True
-        # The reference asks each sent setting's own edit check first (all need manage_options).
-        for setting in SETTINGS:
-            if request.get_param(setting.name) is not None:
-                return RestError(
-                    "rest_cannot_update",
-                    f"Sorry, you are not allowed to edit the {setting.name} option.",
-                    data={"key": setting.name, "status": auth_status(request.user_id)},
-                )
-        return False
 
     def get_settings(request: RestRequest) -> dict[str, Any]:
         options = scope_of(request).options
@@ -355,8 +344,8 @@ def _settings_routes(api: Api) -> list[Route]:
             "cms",
             "/settings",
             [
-                Endpoint(("GET",), get_settings, read_permission),
-                Endpoint(("POST", "PUT", "PATCH"), update_settings, update_permission, args=endpoint_args_from_schema(SETTINGS_SCHEMA, "PUT")),
+                Endpoint(("GET",), get_settings, permission),
+                Endpoint(("POST", "PUT", "PATCH"), update_settings, permission, args=endpoint_args_from_schema(SETTINGS_SCHEMA, "PUT")),
             ],
             name="cms.settings",
             schema=lambda: SETTINGS_SCHEMA,

@@ -270,7 +270,7 @@ def routes(api: Api) -> list[Route]:
         if published:
             query.published_in = published_types if published is True else list(published)
         elif params.get("who") == "authors":
-            query.authors_or_roles, query.author_types = True, published_types
+            query.authors_only = True
         elif not can_list:
             query.published_in = published_types
         search = params.get("search")

@@ -25,6 +25,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 from ..compat.kses import kses_title
+from ..store import options as store_options
 from ..store import textsearch
 from ..store.changes import record as record_change
 from ..store.tables import posts as posts_table
@@ -241,6 +242,10 @@ USER_ORDERBY = ("id", "include", "name", "registered_date", "slug", "include_slu
 # What a search looks in when the caller names no columns: everything but the email address,
 # which only requesters who may list users search (the caller decides and names it).
 DEFAULT_SEARCH_COLUMNS = ("id", "username", "slug", "name")
+ADMINISTRATOR = "administrator"
+ADMIN_EMAIL_OPTION = "admin_email"
+# The capabilities of a user level above 0: who the reference counts as an author (who=authors).
+AUTHOR_LEVELS = tuple(f"level_{n}" for n in range(1, 11))
 
 _SEARCHED = {
     "id": users_table.c.id,
@@ -259,10 +264,9 @@ class UserQuery:
     nothing. ``search`` is a case-insensitive substring of any of ``search_columns`` (the id is
     searched as text). ``roles`` and ``capabilities`` match users with any of those given.
     ``published_in``: only users with a published item of one of these content types (None: no
-    such filter; an empty sequence matches nobody). ``authors_or_roles`` (``who=authors``): users
-    with a published item of one of ``author_types``, or whose ``roles`` column is not NULL, the
-    rule of the Python filter this replaced; the column is NOT NULL, so today every user passes,
-    one with an empty role list included. ``offset``, when not None, replaces the ``page`` arithmetic; ``per_page``
+    such filter; an empty sequence matches nobody). ``authors_only`` (``who=authors``): users who
+    hold a level above 0 (``level_1`` to ``level_10``, contributors and up), the reference's
+    ``user_level != 0``. ``offset``, when not None, replaces the ``page`` arithmetic; ``per_page``
     below 0 lists every match unpaged.
     """
 
@@ -274,8 +278,7 @@ class UserQuery:
     roles: Sequence[str] = ()
     capabilities: Sequence[str] = ()
     published_in: Sequence[str] | None = None
-    authors_or_roles: bool = False
-    author_types: Sequence[str] = ()
+    authors_only: bool = False
     orderby: str = "name"
     order: str = "asc"
     page: int = 1
@@ -378,9 +381,8 @@ def _conditions(conn: sa.Connection, query: UserQuery, role_caps: Mapping[str, S
         conditions.append(users.nicename.in_(list(query.slugs)))
     if query.published_in is not None:
         conditions.append(_published(query.published_in))
-    if query.authors_or_roles:
-        # The old rule as it was (see UserQuery): it admits every user.
-        conditions.append(sa.or_(_published(query.author_types), users.roles.isnot(None)))
+    if query.authors_only:
+        conditions.append(_has_any_capability(conn, AUTHOR_LEVELS, role_caps))
     if query.search:
         unknown = [c for c in query.search_columns if c not in _SEARCHED]
         if unknown:
@@ -540,7 +542,17 @@ def create_user(
     record_change(conn, "user", "create", user_id)  # cached answers show users (names, links of their items)
     created = get_user(conn, user_id)
     assert created is not None
+    claim_admin_email(conn, created)
     return created
+
+
+def claim_admin_email(conn: sa.Connection, user: User) -> None:
+    """An administrator's address becomes the site's ``admin_email`` while the site has none:
+    the reference's installer stores the first administrator's, so the settings' ``email`` is
+    set on every site with an administrator (whichever way that user came: the command line,
+    the first run of ``serve``, the REST API)."""
+    if ADMINISTRATOR in user.roles and user.email and not store_options.get_option(conn, ADMIN_EMAIL_OPTION):
+        store_options.set_option(conn, ADMIN_EMAIL_OPTION, user.email)
 
 
 def update_user(conn: sa.Connection, user_id: int, changes: dict[str, Any]) -> User:
@@ -563,6 +575,8 @@ def update_user(conn: sa.Connection, user_id: int, changes: dict[str, Any]) -> U
         conn.execute(sa.update(users_table).where(users_table.c.id == user_id).values(**values))
     updated = get_user(conn, user_id)
     assert updated is not None
+    if "roles" in values:
+        claim_admin_email(conn, updated)
     return updated
 
 

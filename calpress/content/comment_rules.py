@@ -4,7 +4,8 @@ wp_handle_comment_submission, wp_allow_comment, check_comment and wp_check_comme
 
 * field lengths (the columns' sizes: wp_check_comment_data_max_lengths);
 * duplicates (same post, parent, author and text) and flood control (a second comment within
-  15 seconds from the same address, e-mail or user; moderators are exempt);
+  15 seconds from the same user or e-mail, or for a visitor the same address or e-mail;
+  moderators are exempt);
 * the status a new comment gets: approved for moderators and the item's author; otherwise held
   when ``comment_moderation`` is on, when the text has ``comment_max_links`` links or more, when a
   ``moderation_keys`` line matches, or when ``comment_previously_approved`` is on and the author
@@ -112,29 +113,29 @@ def check_lengths(comment: NewComment) -> None:
             raise CommentRefused(code, message, 200)
 
 
-def check_allowed(conn: sa.Connection, ctx: Context, comment: NewComment, *, flood: bool = True) -> None:
-    """Refuses a duplicate (409) and, with ``flood``, a comment sent too soon after the last one
-    of the same address, e-mail or user (429) unless the acting user moderates comments."""
+def check_allowed(conn: sa.Connection, ctx: Context, comment: NewComment) -> None:
+    """Refuses a duplicate (409) and a comment sent too soon after the last one
+    of the same sender (429, :func:`is_flooding`) unless the acting user moderates comments."""
     if comment_store.is_duplicate(conn, comment.post_id, comment.parent, comment.author, comment.email, comment.name,
                                   comment.content):
         raise CommentRefused("comment_duplicate", DUPLICATE_MESSAGE, 409)
-    if flood and is_flooding(conn, ctx, comment):
+    if is_flooding(conn, ctx, comment):
         raise CommentRefused("comment_flood", FLOOD_MESSAGE, 429)
 
 
 def is_flooding(conn: sa.Connection, ctx: Context, comment: NewComment, now: dt.datetime | None = None) -> bool:
     """wp_check_comment_flood: the same sender wrote a comment less than 15 seconds ago. The
-    sender is the user (or the address) for a logged-in author, the address or e-mail for a
-    visitor; moderators (and administrators) are never throttled."""
+    sender is the acting user (or the e-mail) when someone is logged in, the address (or the
+    e-mail) for a visitor; moderators (and administrators) are never throttled."""
     if ctx.can("moderate_comments") or ctx.can("manage_options"):
         return False
     c = comments.c
     senders: list[Any] = []
-    if comment.ip:
+    if ctx.user_id:
+        senders.append(c.author == ctx.user_id)
+    elif comment.ip:
         senders.append(c.author_ip == comment.ip)
-    if comment.author:
-        senders.append(c.author == comment.author)
-    elif comment.email:
+    if comment.email:
         senders.append(c.author_email == comment.email)
     if not senders:
         return False
@@ -197,12 +198,12 @@ def valid_parent(conn: sa.Connection, post_id: int, parent: int) -> int:
 
 
 def add_comment(conn: sa.Connection, ctx: Context, comment: NewComment, post: Item | None, author_user: Any, *,
-                status: str | None = None, flood: bool = True) -> comment_store.Comment:
+                status: str | None = None) -> comment_store.Comment:
     """Write ``comment`` (text already filtered) after the checks every writer shares: lengths,
     duplicates, flood control; its status is ``status`` when a moderator chose one, else
     :func:`initial_status`. Raises :class:`CommentRefused`."""
     check_lengths(comment)
-    check_allowed(conn, ctx, comment, flood=flood)
+    check_allowed(conn, ctx, comment)
     if status is None:
         status = initial_status(conn, ctx, comment, post, author_user)
     return comment_store.insert_comment(conn, ctx, {

@@ -159,10 +159,12 @@ REJECTED_MESSAGE = "Sorry, you are not allowed to upload this file type."
 
 
 class UploadRejected(Exception):
-    """An upload refused before it is stored, with the REST error it becomes."""
+    """An upload refused before it is stored, with the REST error it becomes: the reference's
+    code and message, but 400 where the reference answers 500 (a refused type is the client's
+    mistake, not the server's)."""
 
     def __init__(self, code: str = "rest_upload_sideload_error", message: str = REJECTED_MESSAGE,
-                 status: int = 500) -> None:
+                 status: int = 400) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

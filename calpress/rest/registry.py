@@ -31,7 +31,7 @@ class Endpoint:
     """One method set of a route: its handler, permission check and argument schema.
 
     ``args`` maps a parameter name to a JSON-schema-like dict; besides the schema keys it may hold
-    ``required`` (bool), ``default``, and the callables ``validate`` (value, request, name) ->
+    ``required`` (bool; ``given_as`` lists other names that satisfy it), ``default``, and the callables ``validate`` (value, request, name) ->
     True | False | RestError and ``sanitize`` (value, request, name) -> value | RestError, which
     replace the schema-driven check for that parameter.
     """

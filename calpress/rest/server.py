@@ -399,7 +399,8 @@ class RestServer:
         if plan is None or plan.endpoint is not endpoint:
             plan = self._plans[id(endpoint)] = _ArgPlan(endpoint)
         request.defaults.update(plan.defaults)
-        missing = [name for name in plan.required if request.get_param(name) is None]
+        missing = [name for name, others in plan.required
+                   if request.get_param(name) is None and all(request.get_param(other) is None for other in others)]
         if missing:
             raise RestError(
                 "rest_missing_callback_param",
@@ -605,7 +606,8 @@ class _ArgPlan:
         self.endpoint = endpoint
         args = endpoint.args
         self.defaults = {name: arg["default"] for name, arg in args.items() if "default" in arg}
-        self.required = [name for name, arg in args.items() if arg.get("required") is True]
+        # (name, the other names that may stand for it): a required argument given under another name is given.
+        self.required = [(name, tuple(arg.get("given_as", ()))) for name, arg in args.items() if arg.get("required") is True]
         self.checked = [(name, arg) for name, arg in args.items() if arg.get("validate") is not None or "type" in arg]
         self.sanitized = [(name, arg) for name, arg in args.items() if arg.get("sanitize") is not None or "type" in arg]
         # Arguments checked by their schema alone, and the others, walked on every request.

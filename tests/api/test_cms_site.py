@@ -56,7 +56,7 @@ def test_7_5_settings_read_by_an_administrator(client, admin):
         "title": "calpress",
         "description": "",
         "url": "http://example.test",
-        "email": None,  # no admin address stored: a value the schema (format email) rejects reads as null
+        "email": "administrator@example.test",  # the first administrator's, stored when it was created
         "timezone": "UTC",
         "date_format": "F j, Y",
         "time_format": "g:i a",
@@ -80,13 +80,11 @@ def test_7_5_settings_need_manage_options(client, accounts):
     check_error(client.get("/cms/v2/settings"), 401, "rest_forbidden", "Sorry, you are not allowed to do that.")
     for role in ("subscriber", "contributor", "author", "editor"):
         check_error(client.get("/cms/v2/settings", user=accounts[role]), 403, "rest_forbidden")
-    # Writing a registered setting fails on that setting's own check first, naming it.
-    body = check_error(client.post("/cms/v2/settings", json={"description": "x", "title": "y"}, user=accounts["editor"]), 403,
-                       "rest_cannot_update", "Sorry, you are not allowed to edit the title option.")
-    assert body["data"] == {"key": "title", "status": 403}
-    body = check_error(client.put("/cms/v2/settings", json={"site_icon": 3}), 401, "rest_cannot_update")
-    assert body["data"] == {"key": "site_icon", "status": 401}
-    # Nothing registered sent (unknown keys, or nulls): the generic refusal.
+    # Writing needs the same capability, refused with the same generic error (the reference's
+    # settings controller has one permission check for both).
+    check_error(client.post("/cms/v2/settings", json={"description": "x", "title": "y"}, user=accounts["editor"]), 403,
+                "rest_forbidden", "Sorry, you are not allowed to do that.")
+    check_error(client.put("/cms/v2/settings", json={"site_icon": 3}), 401, "rest_forbidden")
     check_error(client.patch("/cms/v2/settings", json={"blogname": "x"}, user=accounts["subscriber"]), 403, "rest_forbidden")
     check_error(client.post("/cms/v2/settings", json={"title": None}, user=accounts["author"]), 403, "rest_forbidden")
     check_error(client.post("/cms/v2/settings"), 401, "rest_forbidden")

@@ -145,13 +145,13 @@ def test_the_content_decides_the_type(client, admin):
 @pytest.mark.parametrize(
     ("data", "name", "content_type", "multipart", "status", "code"),
     [
-        (b"<?php system($_GET['c']); ?>", "shell.png", "image/png", False, 500, "rest_upload_sideload_error"),
-        (b"<?php system($_GET['c']); ?>", "shell.png", None, True, 500, "rest_upload_unknown_error"),
-        (b"<html><script>alert(1)</script></html>", "page.pdf", "application/pdf", False, 500, "rest_upload_sideload_error"),
-        (b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>", "logo.svg", "image/svg+xml", False, 500,
+        (b"<?php system($_GET['c']); ?>", "shell.png", "image/png", False, 400, "rest_upload_sideload_error"),
+        (b"<?php system($_GET['c']); ?>", "shell.png", None, True, 400, "rest_upload_unknown_error"),
+        (b"<html><script>alert(1)</script></html>", "page.pdf", "application/pdf", False, 400, "rest_upload_sideload_error"),
+        (b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>", "logo.svg", "image/svg+xml", False, 400,
          "rest_upload_sideload_error"),
-        (b"MZ\x90\x00" + b"\x00" * 60, "tool.exe", "application/octet-stream", False, 500, "rest_upload_sideload_error"),
-        (b"\x89PNG\r\n\x1a\n\x00\x00", "truncated.png", "image/png", False, 500, "rest_upload_sideload_error"),
+        (b"MZ\x90\x00" + b"\x00" * 60, "tool.exe", "application/octet-stream", False, 400, "rest_upload_sideload_error"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "truncated.png", "image/png", False, 400, "rest_upload_sideload_error"),
         (b"", "empty.jpg", "image/jpeg", False, 400, "rest_upload_no_data"),
         (None, None, None, False, 400, "rest_upload_no_data"),
     ],
@@ -437,13 +437,13 @@ def test_the_site_may_allow_more_types_but_never_active_content(app, client, adm
     from cal_support import set_option
 
     data = b"SURVEY\x00\x01\x02 binary survey records"
-    assert raw_upload(client, admin, data, "results.srv", "application/x-survey").status_code == 500
+    assert raw_upload(client, admin, data, "results.srv", "application/x-survey").status_code == 400
     set_option(app, "upload_extra_types", "srv:application/x-survey, svg:image/svg+xml")
     allowed = raw_upload(client, admin, data, "results.srv", "application/x-survey")
     assert allowed.status_code == 201, allowed.json
     assert allowed.json["mime_type"] == "application/x-survey"
     svg = raw_upload(client, admin, b"<svg xmlns='http://www.w3.org/2000/svg'/>", "logo.svg", "image/svg+xml")
-    assert svg.status_code == 500 and svg.json["code"] == "rest_upload_sideload_error"
+    assert svg.status_code == 400 and svg.json["code"] == "rest_upload_sideload_error"
 
 
 def test_an_image_given_by_the_address_of_a_stored_file_is_that_attachment(app, client, admin):

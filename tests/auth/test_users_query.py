@@ -140,8 +140,8 @@ def old_listing(conn: sa.Connection, query: UserQuery) -> tuple[list[int], int]:
         found = [u for u in found if u.nicename in query.slugs]
     if query.published_in is not None:
         found = [u for u in found if has_published(u, query.published_in)]
-    if query.authors_or_roles:
-        found = [u for u in found if has_published(u, query.author_types) or u.roles is not None]
+    if query.authors_only:
+        found = [u for u in found if any(u.has_cap(level) for level in users.AUTHOR_LEVELS)]
     if query.search:
         needle = query.search.lower()
         found = [u for u in found if any(needle in searched(u, c).lower() for c in query.search_columns)]
@@ -193,11 +193,10 @@ def test_has_published(conn, people):
     assert users.has_published(conn, 999999, REST_TYPES) is False
 
 
-def test_authors_or_roles_keeps_the_old_rule(conn, people):
-    # Published content in the author types, or a roles value at all: the roles column is NOT
-    # NULL, so the old rule admitted every user, finn (no role, no content) included.
-    assert logins(conn, authors_or_roles=True, author_types=REST_TYPES) == logins(conn)
-    assert "finn" in logins(conn, authors_or_roles=True, author_types=())
+def test_authors_are_the_users_of_a_level_above_zero(conn, people):
+    # The reference's who=authors (user_level != 0): contributors and up, whatever they published;
+    # not dora (a subscriber given edit_posts), finn (no role), gus (an unknown role) nor hal.
+    assert logins(conn, authors_only=True, orderby="id") == ["ann", "bob", "ann2", "carl", "eve", "ida"]
 
 
 def test_roles_match_any_of_the_stored_roles(conn, people):
@@ -307,6 +306,7 @@ FILTER_SETS: list[dict[str, Any]] = [
     {"roles": ["author", "editor", "subscriber"]},
     {"capabilities": ["edit_posts", "upload_files"]},
     {"published_in": REST_TYPES},
+    {"authors_only": True},
     {"search": "a", "search_columns": ["name", "email"]},
     {"slugs": ["hal", "ann", "eve", "ida", "nobody"]},
     {"include": "ids"},

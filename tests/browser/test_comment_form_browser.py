@@ -21,10 +21,11 @@ def test_a_visitor_comments_and_an_editor_replies(visit, workspace_site):
     _, rest = workspace_site
     post = rest.post("/cms/v2/posts", json={"title": "Harbour clean-up day", "status": "publish",
                                             "content": "<p>Bring gloves.</p>"}).json()
-    # Written from another address, so that the visitor's comment is not a flood from this one.
+    # Written from another address, so that the visitor's comment is not a flood from this one;
+    # approved by the administrator writing it (a visitor's first comment is otherwise held).
     first = rest.post("/cms/v2/comments", json={"post": post["id"], "content": "Count me in!", "author_name": "Ann",
                                                 "author_email": "ann@example.test", "author_url": "https://ann.example.test/",
-                                                "author_ip": "192.0.2.10"})
+                                                "author_ip": "192.0.2.10", "status": "approved"})
     assert first.status_code == 201, first.text
     first = first.json()
     path = post["link"].split("//", 1)[1].split("/", 1)[1]

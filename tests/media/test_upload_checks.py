@@ -234,10 +234,10 @@ def test_refuses(data, name):
         detect(data, name)
     err = refused.value
     assert (err.code, err.message, err.status) == (
-        "rest_upload_sideload_error", "Sorry, you are not allowed to upload this file type.", 500)
+        "rest_upload_sideload_error", "Sorry, you are not allowed to upload this file type.", 400)
     multipart = err.for_multipart()
     assert (multipart.code, multipart.message, multipart.status) == (
-        "rest_upload_unknown_error", "Sorry, you are not allowed to upload this file type.", 500)
+        "rest_upload_unknown_error", "Sorry, you are not allowed to upload this file type.", 400)
 
 
 def test_empty_file_is_no_data():

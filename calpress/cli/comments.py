@@ -78,8 +78,10 @@ def cmd_comment_create(args: argparse.Namespace) -> int:
             value = getattr(args, option)
             if value is not None:
                 body[rest_name] = int(value) if rest_name in ("post", "parent") and value.isdigit() else value
-        if body.get("status") in ("1", "0"):
-            body["status"] = "approve" if body["status"] == "1" else "hold"
+        # WP-CLI inserts the comment as given (wp_insert_comment): approved unless told otherwise,
+        # even one written for a visitor, which the REST route would hold as a first comment.
+        status = body.get("status", "1")
+        body["status"] = {"1": "approve", "0": "hold"}.get(status, status)
         _, data, _ = rest(app, "POST", "/cms/v2/comments", user, body=body)
         print(data["id"] if args.porcelain else f"Success: Created comment {data['id']}.")
         return 0

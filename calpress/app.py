@@ -31,7 +31,7 @@ from .api import Api, build_api
 from .api.naming import aliases_on
 from .api.scope import ApiScope
 from .auth.authenticate import SiteAuthenticator
-from .calendar import definitions as calendar_definitions
+from .calendar import registration as calendar_registration
 from .config import Settings, load_settings
 from .content import definitions as content_definitions
 from .content import public
@@ -74,7 +74,7 @@ def build_registry() -> ContentRegistry:
     the reference registers them (it decides the order of routes, types and meta keys)."""
     registry = ContentRegistry()
     content_definitions.register(registry)
-    calendar_definitions.register(registry)
+    calendar_registration.register(registry)
     return registry
 
 

@@ -18,7 +18,8 @@ import sqlalchemy as sa
 
 from . import net
 from .config import Settings
-from .media.storage import Storage, build_storage
+from .media.backends import build_storage
+from .media.storage import Storage
 from .store import db as store_db
 from .store import options as store_options
 from .store.changes import Change, one_bump

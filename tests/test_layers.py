@@ -84,6 +84,59 @@ def _calpress_layers(imports: list[tuple[str, str]]) -> set[tuple[str, str]]:
     return {(module, imported) for module, imported in imports if imported.startswith("calpress")}
 
 
+def _calpress_graph() -> dict[str, set[str]]:
+    """Each calpress module to the calpress modules it imports: ``from pkg import name`` counts as
+    ``pkg.name`` when that is a module, else as ``pkg``."""
+    graph: dict[str, set[str]] = {}
+    for module, found in MODULES.items():
+        targets = {name if name in MODULES else name.rsplit(".", 1)[0] for name in found}
+        graph[module] = {target for target in targets if target in MODULES and target != module}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative):
+    every import circle, each as its sorted modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
 def test_the_imports_are_read_as_python_resolves_them() -> None:
     # A relative import in a module and in a package's __init__, and a TYPE_CHECKING one left out.
     assert "calpress.rest.errors" in MODULES["calpress.rest.server"]
@@ -168,3 +221,28 @@ def test_the_http_machinery_loads_on_first_use() -> None:
     )
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert found == "[]"
+
+
+def test_the_cycle_finder_finds_circles() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set(), "g": {"g"}}
+    assert sorted(_cycles(graph)) == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_no_module_imports_itself_in_a_circle() -> None:
+    """No import circle among calpress modules, counting imports anywhere in a module (a late import
+    inside a function is still a dependency) but not type hints under TYPE_CHECKING. A circle is
+    broken by moving the shared piece down, or by a hook the lower module calls up through."""
+    circles = _cycles(_calpress_graph())
+    assert circles == [], "import circles among: " + "; ".join(", ".join(cycle) for cycle in circles)
+
+
+@pytest.mark.parametrize(
+    "package", ["calpress.api", "calpress.pages", "calpress.calendar", "calpress.content", "calpress.media", "calpress.cli"]
+)
+def test_the_packages_have_no_import_circle(package: str) -> None:
+    def within(module: str) -> bool:
+        return module == package or module.startswith(package + ".")
+
+    inside = {m: {i for i in deps if within(i)} for m, deps in _calpress_graph().items() if within(m)}
+    circles = _cycles(inside)
+    assert circles == [], f"import circles in {package} among: " + "; ".join(", ".join(cycle) for cycle in circles)

@@ -18,6 +18,7 @@ from . import (
     cms_app_passwords,
     cms_comments,
     cms_content,
+    cms_media,
     cms_menus,
     cms_search,
     cms_site,
@@ -65,7 +66,9 @@ MODULES = (
 def build_api(site: Site) -> Api:
     """The registry with every route of the service."""
     registry = Registry(NAMESPACES)
-    api = Api(site=site, registry=registry, index=RouteIndex(registry))
+    api = Api(site=site, registry=registry, index=RouteIndex(registry),
+              content_controllers={"attachment": cms_media.MediaController, "nav_menu_item": cms_menus.MenuItemsController},
+              term_controllers={"nav_menu": cms_menus.MenusController})
     for module in MODULES:
         registry.add_all(module.routes(api))
     _bound_searches(registry)

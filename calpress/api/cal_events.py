@@ -4,8 +4,8 @@ venues and organizers of :mod:`.cal_linked`, the ``/doc`` of :mod:`.cal_doc`).
 Handlers translate HTTP to the calendar's services and back: the listing service
 (:mod:`calpress.calendar.listing`) turns the query arguments into a typed query and a loaded
 page, the input service (:mod:`calpress.calendar.input`) turns a write's arguments into a typed
-input that :mod:`calpress.calendar.events` saves, and :mod:`calpress.calendar.represent` builds
-the answers. Remote images are downloaded before the write transaction opens (the ``image``
+input that :mod:`calpress.calendar.events` saves, :mod:`calpress.calendar.represent` builds
+the answers and :mod:`calpress.calendar.remembered` keeps them between requests. Remote images are downloaded before the write transaction opens (the ``image``
 argument's check fetches the event's own; the handler those of inline venues and organizers).
 Handler errors carry the reference's codes. POST, PUT and PATCH on an item are one update.
 """
@@ -18,10 +18,9 @@ from typing import Any
 from ..calendar import events as cal
 from ..calendar import input as event_input
 from ..calendar import listing
-from ..calendar.terms import embedded_term
+from ..calendar.remembered import RememberedEvents
 from ..content import items as item_service
 from ..content import permissions
-from ..content import terms as term_store
 from ..content.items import Item
 from ..media import attachments
 from ..rest.errors import RestError
@@ -39,93 +38,21 @@ __all__ = ["NAMESPACE", "event_archive_args", "event_write_args", "routes"]
 # -- reading --------------------------------------------------------------------------------------
 
 
-# Where an event's representation embeds its terms, and the taxonomy of each.
-_TERM_FIELDS = (("categories", cal.CATEGORY_TAXONOMY), ("tags", "post_tag"))
-
-
-class _Remembered:
-    """The site's memo (store/memo.py) as one request's event representations use it: keyed by
-    the request's addresses and whether the event is shown alone, at the content counter the
-    request read. Password-protected events are never kept (what they show depends on who asks).
-
-    An event is kept with the ids of its terms, not with the terms, which are kept apart: a
-    term's count moves whenever any event joins or leaves it, and that should not cost every
-    event of the category its representation. Terms are put back in when the event is shown."""
-
-    def __init__(self, request: RestRequest, single: bool) -> None:
-        scope = scope_of(request)
-        self.request = request
-        self.memo = scope.site.memo
-        self.generation = request.scope.generation
-        addresses = (args.ctx_of(request).home, request.url_for(f"{NAMESPACE}.events"))
-        self.prefix = ("cal.event", single, *addresses)
-        self.term_prefix = ("cal.term", *addresses)
-        self.found: dict[int, tuple[dict[str, Any], dict[str, list[int]]]] = {}
-        self.terms: dict[int, dict[str, Any] | None] = {}
-
-    def has(self, item: Item) -> bool:
-        if item.password or self.generation is None:
-            return False
-        found = self.memo.get((*self.prefix, item.id), self.generation)
-        if found is not None:
-            self.found[item.id] = found
-        return found is not None
-
-    def resolve_terms(self, site: Any) -> None:
-        """The terms the remembered events embed: remembered, else read (in one statement) and
-        kept. A term no longer there (deleted since) is left out, as a rebuilt event leaves it."""
-        wanted = {term_id for _, ids in self.found.values() for listed in ids.values() for term_id in listed}
-        missing = []
-        for term_id in wanted:
-            found = self.memo.get((*self.term_prefix, term_id), self.generation)
-            if found is None:
-                missing.append(term_id)
-            self.terms[term_id] = found
-        if not missing:
-            return
-        with site.read() as conn:
-            loaded = term_store.get_terms(conn, missing)
-        for term_id in missing:
-            term = loaded.get(term_id)
-            if term is not None:
-                self.terms[term_id] = self._keep_term(term_id, embedded_term(term, self.request.url_for))
-
-    def _keep_term(self, term_id: int, shown: dict[str, Any]) -> dict[str, Any]:
-        self.memo.put((*self.term_prefix, term_id), self.generation, shown, term_store.shown_with_count(term_id))
-        return shown
-
-    def shown(self, item: Item, loaded: cal.Loaded, build: Any) -> dict[str, Any]:
-        """The representation of ``item``: remembered (call :meth:`resolve_terms` first), else
-        built (and kept)."""
-        found = self.found.get(item.id)
-        if found is not None:
-            data, term_ids = found
-            shown = dict(data)  # the kept one stays as built
-            for key, _ in _TERM_FIELDS:
-                shown[key] = [term for term in (self.terms.get(i) for i in term_ids[key]) if term is not None]
-            return shown
-        data = build(item)
-        if not item.password:
-            terms = loaded.terms.get(item.id, {})
-            term_ids = {key: [term.id for term in terms.get(taxonomy, [])] for key, taxonomy in _TERM_FIELDS}
-            self.memo.put((*self.prefix, item.id), self.generation, (data, term_ids), loaded.sources(item, terms=False))
-            for key, _ in _TERM_FIELDS:
-                for term_id, term in zip(term_ids[key], data[key], strict=True):
-                    self._keep_term(term_id, term)
-        return dict(data)
+def _remembered(request: RestRequest, *, single: bool) -> RememberedEvents:
+    """The event representations the site remembers, as this request sees them."""
+    return RememberedEvents(scope_of(request).site.memo, request.scope.generation, request.url_for,
+                            home=args.ctx_of(request).home, single=single)
 
 
 def list_events(request: RestRequest) -> Any:
     scope = scope_of(request)
-    remembered = _Remembered(request, single=False)
+    remembered = _remembered(request, single=False)
     page = listing.list_events(scope.site, args.ctx_of(request), request.params, generation=scope.generation,
                                represented=remembered.has)
     query = page.query
     if not page.items and query.page > 1:
         return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
-    remembered.resolve_terms(scope.site)
-    builder = args.builder(request, page.loaded)
-    shown = [remembered.shown(item, page.loaded, builder.event) for item in page.items]
+    shown = remembered.page(scope.site, page.items, page.loaded, args.builder(request, page.loaded).event)
     return args.envelope(request, "events", shown, page.total, query.page, query.per_page, query.applied)
 
 
@@ -149,13 +76,9 @@ def _event_for_read(request: RestRequest, item_id: int | None) -> Any:
 
 
 def show_event(request: RestRequest, item: Item, *, single: bool) -> dict[str, Any]:
-    remembered = _Remembered(request, single=single)
-    if remembered.has(item):
-        remembered.resolve_terms(args.site_of(request))
-        return remembered.shown(item, cal.Loaded(items=[item]), None)
-    with args.site_of(request).read() as conn:
-        loaded = cal.load_items(conn, args.ctx_of(request), [item])
-    return remembered.shown(item, loaded, args.builder(request, loaded, single=single).event)
+    return _remembered(request, single=single).one(
+        args.site_of(request), args.ctx_of(request), item, lambda loaded: args.builder(request, loaded, single=single).event
+    )
 
 
 def get_event(request: RestRequest) -> Any:

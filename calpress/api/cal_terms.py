@@ -32,9 +32,9 @@ from ..rest.errors import RestError
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from .base import Api
+from .base import Api, term_route
 from .cal_args import NAMESPACE, arg, positive_int
-from .cms_terms import TermsController, term_route
+from .cms_terms import TermsController
 from .scope import context_of, scope_of
 
 # The taxonomies these routes serve and the route base and answer key of each.

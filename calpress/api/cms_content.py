@@ -562,15 +562,12 @@ class ContentController:
 
 
 def routes(api: Api) -> list[Route]:
-    """The content routes of every content type served in REST, in registration order (media has
-    a controller of its own), each followed by its revision and autosave routes."""
+    """The content routes of every content type served in REST, in registration order (media and
+    menu entries have controllers of their own, ``api.content_controllers``), each followed by its
+    revision and autosave routes."""
     found: list[Route] = []
-    from .cms_media import MediaController  # it extends this module's controller
-    from .cms_menus import MenuItemsController  # so does this one
-
-    special = {"attachment": MediaController, "nav_menu_item": MenuItemsController}
     for content_type in api.site.registry.rest_types():
-        controller_class = special.get(content_type.name, ContentController)
+        controller_class = api.content_controllers.get(content_type.name, ContentController)
         controller = controller_class(api, content_type)
         found.extend(controller.routes())
         found.extend(cms_revisions.routes_for(api, controller))

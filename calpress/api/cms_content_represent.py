@@ -18,8 +18,8 @@ from ..rest.encoding import Kept
 from ..rest.errors import RestError
 from ..rest.links import finish_links
 from ..rest.request import RestRequest
+from .base import term_route
 from .cms_content_schema import ContentSchema
-from .cms_terms import term_route
 from .cms_users import author_types
 from .scope import context_of, scope_of
 

@@ -30,9 +30,9 @@ from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.server import pagination_headers
-from .base import Api
+from .base import Api, term_route
 from .cms_content import ContentController
-from .cms_terms import TermsController, _args_from_schema, _meta_is_array, term_route
+from .cms_terms import TermsController, _args_from_schema, _meta_is_array
 from .scope import context_of, scope_of
 
 _EVERY = ["view", "edit", "embed"]

@@ -30,8 +30,7 @@ from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.server import pagination_headers
 from ..site import Site
-from .base import Api
-from .cms_terms import term_route
+from .base import Api, term_route
 from .scope import scope_of
 
 NAMESPACE = "cms"  # the key of cms/v2 in the namespace table

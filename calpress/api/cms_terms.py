@@ -25,7 +25,7 @@ from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
 from ..rest.server import pagination_headers
-from .base import Api
+from .base import Api, term_route
 from .scope import context_of, scope_of
 
 ALL_CONTEXTS = ["view", "embed", "edit"]
@@ -59,19 +59,13 @@ def _args_from_schema(schema: dict[str, Any], method: str) -> dict[str, dict[str
 
 
 def routes(api: Api) -> list[Route]:
-    """The taxonomies routes, then the term routes of every REST taxonomy."""
-    from .cms_menus import MenusController  # it extends this module's controller
-
+    """The taxonomies routes, then the term routes of every REST taxonomy (menus have a
+    controller of their own, ``api.term_controllers``)."""
     found = _taxonomy_routes(api)
     for taxonomy in api.site.registry.rest_taxonomies():
-        controller_class = MenusController if taxonomy.name == "nav_menu" else TermsController
+        controller_class = api.term_controllers.get(taxonomy.name, TermsController)
         found.extend(controller_class(api, taxonomy).routes())
     return found
-
-
-def term_route(taxonomy: Taxonomy, item: bool = False) -> str:
-    """The name of a taxonomy's terms collection route (or of its single-term route)."""
-    return f"{taxonomy.rest_namespace}.{taxonomy.rest_base}" + (".item" if item else "")
 
 
 # -- /taxonomies ----------------------------------------------------------------------------------

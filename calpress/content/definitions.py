@@ -3,14 +3,14 @@ category, tag, format and pattern-category taxonomies, the block editor's meta k
 capabilities of items and terms, as the reference registers them at ``init``.
 
 ``register(registry)`` puts them into the app's registry (``calpress.app.build_registry``);
-feature packages add theirs afterwards (the calendar: :mod:`calpress.calendar.definitions`).
+feature packages add theirs afterwards (the calendar: :mod:`calpress.calendar.registration`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import menus
+from . import menus, revisions
 from .permissions import register_meta_caps
 from .registry import ContentRegistry
 from .taxonomies import TermCaps, define_taxonomy
@@ -197,3 +197,7 @@ def register(registry: ContentRegistry) -> None:
     # later init priority than plugins register theirs, so it is listed after them.
     registry.add_meta("footnotes", {"type": "string"}, priority=20)
     register_meta_caps(registry)
+    # What the item and term services call up to, as the reference hooks these on its actions.
+    registry.on_publish(menus.add_published_page)
+    registry.on_update(revisions.save_revision)
+    registry.on_delete(menus.forget_object)

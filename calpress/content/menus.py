@@ -382,7 +382,10 @@ def save_entry(conn: sa.Connection, ctx: Context, fields: EntryFields, entry: It
 
 def add_published_page(conn: sa.Connection, ctx: Context, page: Item) -> None:
     """A top-level page just published joins, at their end, the menus whose ``auto_add`` is on
-    and which do not link it yet (the reference's _wp_auto_add_pages_to_menu)."""
+    and which do not link it yet (the reference's _wp_auto_add_pages_to_menu); the registry's
+    publish hook, so other items and child pages pass."""
+    if page.type != "page" or page.parent:
+        return
     for menu_id in auto_add_menus(ctx.options):
         if get_menu(conn, menu_id) is None:
             continue
@@ -392,15 +395,19 @@ def add_published_page(conn: sa.Connection, ctx: Context, page: Item) -> None:
         save_entry(conn, ctx, EntryFields(menu_id=menu_id, object_id=page.id, object=page.type, type="post_type"))
 
 
-def forget_object(conn: sa.Connection, registry: ContentRegistry, kind: str, object_id: int, taxonomy: str = "") -> None:
-    """Delete the entries pointing at an item (``kind`` ``post_type``) or a term (``taxonomy``)
-    deleted for good, as the reference's _wp_delete_post_menu_item and _wp_delete_tax_menu_item
-    do. (A trashed item's entries stay, shown as invalid and left out of the site's menus.)"""
+def forget_object(conn: sa.Connection, registry: ContentRegistry, kind: str, object_id: int, name: str) -> None:
+    """Delete the entries pointing at an item (``kind`` ``post_type``, ``name`` its type) or a
+    term (``taxonomy``, ``name`` its taxonomy) deleted for good, as the reference's
+    _wp_delete_post_menu_item and _wp_delete_tax_menu_item do; the registry's delete hook. (A
+    trashed item's entries stay, shown as invalid and left out of the site's menus.) Entries and
+    menus themselves are no one's entries."""
+    if name in (ITEM_TYPE, MENU_TAXONOMY):
+        return
     rows = conn.execute(sa.select(posts.c.id, posts.c.meta).where(posts.c.type == ITEM_TYPE)).all()
     doomed = [
         row.id for row in rows
         if (meta := row.meta or {}).get("_menu_item_type") == kind and _int(meta.get("_menu_item_object_id")) == object_id
-        and (kind != "taxonomy" or meta.get("_menu_item_object") == taxonomy)
+        and (kind != "taxonomy" or meta.get("_menu_item_object") == name)
     ]
     if not doomed:
         return

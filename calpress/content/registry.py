@@ -1,11 +1,13 @@
 """The content definitions of one app: types, statuses, taxonomies, registered meta keys, the
-meta capabilities that judge items and terms, and the hooks run when an item is trashed.
+meta capabilities that judge items and terms, and the hooks run when an item is published,
+updated, trashed or deleted, or a term deleted (the reference's actions: the item and term services
+call up through them to the menus, the revisions and the calendar, which they do not import).
 
 WordPress keeps these in globals that ``register_post_type()`` and friends fill at ``init``.
 calpress keeps them in one ``ContentRegistry`` that the app builds at start
 (:func:`calpress.app.build_registry`): the core's definitions first
 (:mod:`calpress.content.definitions`), then each feature package's own (the calendar's in
-:mod:`calpress.calendar.definitions`). Nothing registers at import time, so two apps (the tests
+:mod:`calpress.calendar.registration`). Nothing registers at import time, so two apps (the tests
 build many) never share definitions, and ``content/`` knows nothing of events.
 
 Every service call reaches the registry through its :class:`~calpress.content.items.Context`
@@ -24,9 +26,11 @@ from .types import ContentType, MetaField, Status, meta_field
 # A meta capability mapper: (user, *arguments) -> the capabilities needed, or None to refuse
 # outright (the reference's map_meta_cap returning do_not_allow).
 MetaCap = Callable[..., "list[str] | None"]
-# Called as hook(conn, ctx, trashed_item) in the trashing transaction (the reference's
-# ``trash_{post_type}`` actions), whichever route trashed it.
-TrashHook = Callable[[Any, Any, Any], None]
+# Called as hook(conn, ctx, item) in the writing transaction, whichever route wrote the item.
+ItemHook = Callable[[Any, Any, Any], object]
+# Called as hook(conn, registry, kind, object_id, name) in the deleting transaction: ``kind`` is
+# "post_type" for an item (``name`` its type) or "taxonomy" for a term (``name`` its taxonomy).
+DeleteHook = Callable[[Any, Any, str, int, str], object]
 
 # A mapped capability may name further meta capabilities; this bounds the resolution.
 _MAX_CAP_DEPTH = 8
@@ -41,7 +45,10 @@ class ContentRegistry:
         self.statuses: dict[str, Status] = {}
         self.taxonomies: dict[str, Taxonomy] = {}
         self.meta_caps: dict[str, MetaCap] = {}
-        self.trash_hooks: list[TrashHook] = []
+        self.publish_hooks: list[ItemHook] = []
+        self.update_hooks: list[ItemHook] = []
+        self.trash_hooks: list[ItemHook] = []
+        self.delete_hooks: list[DeleteHook] = []
         # Types registered without REST routes (``/types/{name}`` answers rest_cannot_read_type
         # for these rather than rest_type_invalid).
         self.non_rest_types: set[str] = set()
@@ -84,8 +91,24 @@ class ContentRegistry:
     def map_meta_cap(self, capability: str, mapper: MetaCap) -> None:
         self.meta_caps[capability] = mapper
 
-    def on_trash(self, hook: TrashHook) -> None:
+    def on_publish(self, hook: ItemHook) -> None:
+        """Run ``hook`` when an item, new or not, becomes published (the reference's
+        ``transition_post_status`` into publish)."""
+        self.publish_hooks.append(hook)
+
+    def on_update(self, hook: ItemHook) -> None:
+        """Run ``hook`` at the end of an update that keeps its history (``store_revision``; the
+        reference's ``post_updated``)."""
+        self.update_hooks.append(hook)
+
+    def on_trash(self, hook: ItemHook) -> None:
+        """Run ``hook`` when an item is trashed (the reference's ``trash_{post_type}``)."""
         self.trash_hooks.append(hook)
+
+    def on_delete(self, hook: DeleteHook) -> None:
+        """Run ``hook`` when an item or a term is deleted for good (the reference's
+        ``deleted_post`` and ``delete_term``)."""
+        self.delete_hooks.append(hook)
 
     # -- reading ----------------------------------------------------------------------------------
 

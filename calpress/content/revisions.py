@@ -5,10 +5,11 @@ status ``inherit``, the item as its parent and the slug ``{parent}-revision-v1``
 a revision with the slug ``{parent}-autosave-v1``, one per user (cms-api.md 2.13, 2.14). The
 rules are the reference's:
 
-* ``save_revision`` (wp_save_post_revision) runs in the transaction of every update of an item
-  whose type supports revisions and that is not an auto-draft: it stores a revision when the
-  title, content, excerpt or revisioned meta differ from the latest revision that is not an
-  autosave, or when the item has no revision yet. Creating an item stores none.
+* ``save_revision`` (wp_save_post_revision; the registry's update hook, content/definitions.py)
+  runs in the transaction of every update of an item whose type supports revisions and that is
+  not an auto-draft: it stores a revision when the title, content, excerpt or revisioned meta
+  differ from the latest revision that is not an autosave, or when the item has no revision yet.
+  Creating an item stores none.
 * ``autosave`` (the autosaves controller's create_item): the author of a draft updates the draft
   itself, without a revision; anyone else gets their own autosave, overwritten in place, and
   left alone when the sent fields equal the item's.

@@ -535,8 +535,9 @@ def update_term(
 
 
 def delete_term(conn: sa.Connection, registry: ContentRegistry, term: Term, *, default_id: int = DEFAULT_CATEGORY_ID) -> None:
-    """Delete ``term``: its children move up to its parent, its links go, and content left
-    without a category gets the default category. The default category itself cannot go."""
+    """Delete ``term``: its children move up to its parent, its links go, the registry's delete
+    hooks run (menu entries pointing at it go), and content left without a category gets the
+    default category. The default category itself cannot go."""
     definition = _taxonomy_or_error(registry, term.taxonomy)
     if is_default_category(term, default_id):
         raise TermError("rest_cannot_delete", "The term cannot be deleted.", status=500)
@@ -548,10 +549,8 @@ def delete_term(conn: sa.Connection, registry: ContentRegistry, term: Term, *, d
     object_ids = conn.execute(sa.select(term_links.c.object_id).where(term_links.c.term_id == term.id)).scalars().all()
     conn.execute(sa.delete(term_links).where(term_links.c.term_id == term.id))
     conn.execute(sa.delete(terms).where(terms.c.id == term.id))
-    if term.taxonomy != "nav_menu":
-        from . import menus  # it builds on this module
-
-        menus.forget_object(conn, registry, "taxonomy", term.id, term.taxonomy)  # its menu entries go with it
+    for hook in registry.delete_hooks:
+        hook(conn, registry, "taxonomy", term.id, term.taxonomy)
     if term.taxonomy == "category" and object_ids and get_term(conn, default_id, "category") is not None:
         still_filed = sa.select(term_links.c.object_id).join(terms, terms.c.id == term_links.c.term_id).where(
             terms.c.taxonomy == "category", term_links.c.object_id.in_(object_ids)

@@ -41,6 +41,7 @@ from urllib.parse import quote, unquote, urlsplit
 from xml.etree import ElementTree
 
 from .. import net
+from ..net.policy import DEFAULT_PORTS
 from .storage import Storage, check_key
 
 if TYPE_CHECKING:
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["S3Error", "S3Storage", "sign_v4"]
 
 _EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 #: Largest object ``open`` downloads, unless the storage is told otherwise.
 MAX_OBJECT_BYTES = 256 * 1024 * 1024
 # Objects are read and sent in slices of this size, and downloads stay in memory up to this.
@@ -164,7 +164,7 @@ class S3Storage(Storage):
         if not bucket:
             raise ValueError("S3 storage: no bucket")
         parts = urlsplit(endpoint)
-        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
             raise ValueError(f"S3 storage: endpoint {endpoint!r} is not an http(s) address")
         if parts.path.strip("/") or parts.query or parts.fragment or parts.username:
             raise ValueError(f"S3 storage: endpoint {endpoint!r} must be scheme://host[:port] only")
@@ -172,7 +172,7 @@ class S3Storage(Storage):
         self.endpoint = f"{parts.scheme}://{parts.netloc}"
         host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
         port = parts.port
-        self._host = host if port in (None, _DEFAULT_PORTS[parts.scheme]) else f"{host}:{port}"
+        self._host = host if port in (None, DEFAULT_PORTS[parts.scheme]) else f"{host}:{port}"
         self.region = region or "us-east-1"
         self.prefix = prefix.strip("/")
         self.public_url = public_url.rstrip("/")

@@ -2,7 +2,8 @@
 
 ``Storage`` is a small abstract class, shaped like httpx's transport base class
 (``httpx/_transports/base.py``): a handful of documented methods and nothing else, so that a second
-back end (an S3-compatible bucket) is one subclass and one line in :func:`build_storage`.
+back end (an S3-compatible bucket, media/s3.py) is one subclass and one line in
+:func:`calpress.media.backends.build_storage`.
 ``LocalStorage`` keeps the files in the uploads folder, as the reference's ``wp-content/uploads``.
 """
 
@@ -15,14 +16,11 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import quote, unquote, urlsplit
 
-if TYPE_CHECKING:
-    from ..config import Settings
-
 __all__ = [
-    "UPLOADS_PATH", "InvalidKey", "LocalStorage", "Storage", "absolute_url", "build_storage", "check_key", "served_url",
+    "UPLOADS_PATH", "InvalidKey", "LocalStorage", "Storage", "absolute_url", "check_key", "served_url",
 ]
 
 # Where this site serves the files of a storage that has no address of its own (pages/uploads.py),
@@ -322,13 +320,3 @@ class LocalStorage(Storage):
     def write_fix(self) -> str:
         return (f"Make {self.folder} a folder the user calpress runs as can write to, or point CALPRESS_UPLOADS_DIR "
                 "at one.")
-
-
-def build_storage(settings: Settings) -> Storage:
-    """The storage of these settings (the site holds it as ``site.storage``): the S3-compatible
-    bucket of ``CALPRESS_S3_BUCKET`` when set (media/s3.py), else the uploads folder."""
-    if settings.s3_bucket:
-        from .s3 import S3Storage  # only when configured: most sites never load it
-
-        return S3Storage.from_settings(settings)
-    return LocalStorage(settings.uploads_dir, UPLOADS_PATH)

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 import httpcore
 import httpx
 
-from . import _DEFAULT_PORTS, REDIRECT_STATUSES, Fetched, IPAddress, NetPolicy, OutboundError, Resolver, _is_literal
+from .policy import DEFAULT_PORTS, REDIRECT_STATUSES, Fetched, IPAddress, NetPolicy, OutboundError, Resolver, is_ip_literal
 
 
 def send(
@@ -68,11 +68,11 @@ def _checked(policy: NetPolicy, url: str, *, base: httpx.URL | None = None) -> h
         raise OutboundError("bad_url", f"{url!r} is not a URL ({err})") from err
     if not parsed.scheme:
         raise OutboundError("bad_url", f"{url!r} is not an absolute URL")
-    if parsed.scheme not in _DEFAULT_PORTS:
+    if parsed.scheme not in DEFAULT_PORTS:
         raise OutboundError("refused_scheme", f"{parsed.scheme}: URLs are not fetched, only http and https")
     if not parsed.host:
         raise OutboundError("bad_url", f"{url!r} names no host")
-    port = parsed.port or _DEFAULT_PORTS[parsed.scheme]
+    port = parsed.port or DEFAULT_PORTS[parsed.scheme]
     # Refused before any DNS lookup; the backend checks the port again against the allow-list
     # entries that match the resolved address.
     if not policy._may_use_port(port):
@@ -132,7 +132,7 @@ class GuardedBackend(httpcore.SyncBackend):
         raise failure
 
     def _resolve(self, host: str, port: int) -> list[IPAddress]:
-        if _is_literal(host):
+        if is_ip_literal(host):
             return [ipaddress.ip_address(host)]
         try:
             answers = self._resolver(host, port, 0, socket.SOCK_STREAM)

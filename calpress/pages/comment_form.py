@@ -40,9 +40,10 @@ from ..content.items import Context, Item
 from ..rest.request import parse_query
 from .answer import Answer
 from .auth import LOGOUT_ACTION
+from .requester import Requester
 
 if TYPE_CHECKING:
-    from .site import PublicSite, Requester
+    from .site import PublicSite
 
 COMMENTS_POST_PATH = "/wp-comments-post.php"
 AUTHOR_COOKIE = "comment_author_calpress"
@@ -279,8 +280,6 @@ class CommentPost:
     on_head = on_get
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        from .site import Requester  # the public site's module imports this one
-
         who = Requester(self.public, req)
         form: dict[str, Any] = {}
         try:

@@ -41,8 +41,6 @@ from urllib.parse import quote, urlencode
 
 import falcon
 
-from ..admission import USER_KEY
-from ..auth import sessions
 from ..auth.authenticate import view_nonces
 from ..calendar import events as cal
 from ..calendar import views as cal_views
@@ -64,6 +62,7 @@ from .answer import Answer
 from .cards import Cards, EventCard, date_text, person_of, place_of, time_text
 from .navigation import Navigation
 from .pictures import Loading
+from .requester import POSTPASS_COOKIE, Requester
 from .views import PAGE_POLICY, Addresses, ical_address, render_view, script_json, term_url
 
 if TYPE_CHECKING:
@@ -71,7 +70,6 @@ if TYPE_CHECKING:
 
 STATIC_PATH = "/wp-content/calpress"
 _STATIC = Path(__file__).resolve().parent.parent / "static"
-POSTPASS_COOKIE = "wp-postpass_calpress"
 # The query arguments that make the site root a page rather than the site description.
 PUBLIC_QUERY_VARS = frozenset({
     "p", "page_id", "attachment_id", "cat", "tag", "author", "author_name", "s", "name", "pagename", "category_name",
@@ -115,23 +113,6 @@ class StaticAssets:
         resp.set_header("Cache-Control", "public, max-age=31536000, immutable")
 
     on_head = on_get
-
-
-class Requester:
-    """Who asks for a page: the login cookie's user and session (or nobody), and the context."""
-
-    def __init__(self, site_pages: PublicSite, req: falcon.Request) -> None:
-        calpress = site_pages.calpress
-        self.user, self.session = calpress.authenticator.session_user(req.cookies.get(sessions.LOGIN_COOKIE))
-        req.env[USER_KEY] = self.user_id  # the front counts what strangers cost (admission.py)
-        self.origin = calpress.origin(req)
-        self.ctx = Context.of(calpress.site, user=self.user, home=self.origin)
-        self.postpass = req.cookies.get(POSTPASS_COOKIE) or ""
-        self.comments: Any = None  # the comment page and commenter cookies (comment_form.prepare)
-
-    @property
-    def user_id(self) -> int:
-        return self.user.id if self.user else 0
 
 
 class PublicSite:

@@ -36,7 +36,8 @@ from .views import term_url
 from .xmltext import text, w3c
 
 if TYPE_CHECKING:
-    from .site import PublicSite, Requester
+    from .requester import Requester
+    from .site import PublicSite
 
 NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 CONTENT_TYPE = "application/xml; charset=UTF-8"

@@ -49,7 +49,8 @@ from .answer import Answer
 from .xmltext import atom_date, attr, cdata, http_date, rfc822, text, utc
 
 if TYPE_CHECKING:
-    from .site import PublicSite, Requester
+    from .requester import Requester
+    from .site import PublicSite
 
 CONTENT_TYPES = {"rss2": "application/rss+xml; charset=UTF-8", "atom": "application/atom+xml; charset=UTF-8"}
 LINK_TYPES = {"rss2": "application/rss+xml", "atom": "application/atom+xml"}

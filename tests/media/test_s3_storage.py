@@ -20,8 +20,9 @@ pytest.importorskip("moto.server", reason="moto[server] is not installed (pip in
 
 from calpress import net  # noqa: E402
 from calpress.config import load_settings  # noqa: E402
+from calpress.media.backends import build_storage  # noqa: E402
 from calpress.media.s3 import S3Error, S3Storage  # noqa: E402
-from calpress.media.storage import InvalidKey, LocalStorage, build_storage  # noqa: E402
+from calpress.media.storage import InvalidKey, LocalStorage  # noqa: E402
 
 
 @pytest.fixture()

@@ -12,13 +12,13 @@ from storage_support import MemoryStorage
 
 from calpress.app import build_site
 from calpress.config import load_settings
+from calpress.media.backends import build_storage
 from calpress.media.storage import (
     UPLOADS_PATH,
     InvalidKey,
     LocalStorage,
     Storage,
     absolute_url,
-    build_storage,
     check_key,
     served_url,
 )

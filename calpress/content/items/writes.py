@@ -373,18 +373,16 @@ def _save(
         conn.execute(_UPDATE, {**followup, "item_id": item.id})
 
     _save_terms(conn, ctx, content_type, item, changes, creating)
-    if content_type.name == "page" and item.status == "publish" and previous_status != "publish" and not item.parent:
-        from .. import menus  # it builds on this module
-
-        menus.add_published_page(conn, ctx, item)  # the menus set to take new top-level pages
+    if item.status == "publish" and previous_status != "publish":
+        for hook in ctx.registry.publish_hooks:
+            hook(conn, ctx, item)
     if not creating and (previous_status == "publish") != (item.status == "publish"):
         object_terms.recount_objects(conn, ctx.registry, [item.id])
     if changes.sticky is not None and content_type.name == "post" and (changes.sticky or not creating):
         set_sticky(conn, ctx, item.id, changes.sticky)  # a new item is in no sticky list to leave
     if not creating and store_revision:
-        from .. import revisions  # it builds on this module
-
-        revisions.save_revision(conn, ctx, item)
+        for hook in ctx.registry.update_hooks:
+            hook(conn, ctx, item)
     return item
 
 
@@ -420,9 +418,9 @@ def update_item(
     conn: sa.Connection, ctx: Context, item: Item, changes: ItemChanges, *, store_revision: bool = True
 ) -> Item:
     """Apply ``changes`` to ``item`` (re-read and locked first, so that concurrent updates of
-    the same item queue instead of overwriting each other's meta). ``modified`` becomes now. A
-    revision is stored as content/revisions.py decides, unless ``store_revision`` is false (an
-    autosave of a draft by its author)."""
+    the same item queue instead of overwriting each other's meta). ``modified`` becomes now. The
+    registry's update hooks run (a revision is stored as content/revisions.py decides), unless
+    ``store_revision`` is false (an autosave of a draft by its author)."""
     content_type = ctx.registry.types[item.type]
     current = lock_item(conn, item.id, item.type)
     if current is None:
@@ -464,8 +462,8 @@ def trash_item(conn: sa.Connection, ctx: Context, item: Item) -> Item:
 
 def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
     """Delete an item for good (the reference's wp_delete_post with force): its children and
-    attachments move up to its parent, its revisions go, its terms are recounted and it leaves
-    the sticky list."""
+    attachments move up to its parent, its revisions go, its terms are recounted, the registry's
+    delete hooks run (menu entries pointing at it go) and it leaves the sticky list."""
     record_change(conn, "item", "delete", item.id)
     content_type = ctx.registry.types.get(item.type)
     if content_type is not None and content_type.hierarchical:
@@ -484,10 +482,8 @@ def delete_item(conn: sa.Connection, ctx: Context, item: Item) -> None:
     conn.execute(sa.delete(posts).where(posts.c.id == item.id))  # term links go with it (cascade)
     if linked:
         object_terms.recount(conn, ctx.registry, linked)
-    if item.type != "nav_menu_item":
-        from .. import menus  # it builds on this module
-
-        menus.forget_object(conn, ctx.registry, "post_type", item.id)  # its menu entries go with it
+    for hook in ctx.registry.delete_hooks:
+        hook(conn, ctx.registry, "post_type", item.id, item.type)
     if item.id in ctx.sticky_ids:
         set_sticky(conn, ctx, item.id, False)
 

@@ -1,0 +1,121 @@
+"""Event representations kept between requests: the site's memo (store/memo.py) as the
+``cal/events/v1`` answers use it, beside the builder of :mod:`.represent` whose work it keeps.
+
+An event's representation is kept under the addresses it was built for (the site's home and the
+events collection's URL) and whether it was shown alone, at the content counter the request read.
+Password-protected events are never kept (what they show depends on who asks).
+
+An event is kept with the ids of its terms, not with the terms, which are kept apart: a term's
+count moves whenever any event joins or leaves it, and that should not cost every event of the
+category its representation. Terms are put back in when the event is shown.
+
+One ``RememberedEvents`` serves one request: for a listing, give :meth:`RememberedEvents.has` to
+:func:`calpress.calendar.listing.list_events` (the events it knows need nothing loaded), then ask
+:meth:`RememberedEvents.page`; for one event, :meth:`RememberedEvents.one`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..content import terms as term_store
+from ..content.items import Context, Item
+from ..store.memo import Memo
+from . import events as cal
+from .definitions import CATEGORY_TAXONOMY
+from .terms import RouteUrl, embedded_term
+
+__all__ = ["Build", "RememberedEvents"]
+
+# Where an event's representation embeds its terms, and the taxonomy of each.
+_TERM_FIELDS = (("categories", CATEGORY_TAXONOMY), ("tags", "post_tag"))
+
+#: Builds an event's representation (``represent.Builder.event``).
+Build = Callable[[Item], dict[str, Any]]
+
+
+class RememberedEvents:
+    """The representations of one request's events, remembered in ``memo`` at ``generation``
+    (the content counter the request read; None keeps nothing). ``url`` builds the URL of a
+    named REST route (the request's ``url_for``: its addresses are part of the key), ``home`` is
+    the site's address for the request and ``single`` whether events are shown alone."""
+
+    def __init__(self, memo: Memo, generation: int | None, url: RouteUrl, *, home: str, single: bool) -> None:
+        self.memo = memo
+        self.generation = generation
+        self.url = url
+        addresses = (home, url("cal.events"))
+        self.prefix = ("cal.event", single, *addresses)
+        self.term_prefix = ("cal.term", *addresses)
+        self.found: dict[int, tuple[dict[str, Any], dict[str, list[int]]]] = {}
+        self.terms: dict[int, dict[str, Any] | None] = {}
+
+    def has(self, item: Item) -> bool:
+        """Whether ``item``'s representation is remembered (it is then taken for this request)."""
+        if item.password or self.generation is None:
+            return False
+        found = self.memo.get((*self.prefix, item.id), self.generation)
+        if found is not None:
+            self.found[item.id] = found
+        return found is not None
+
+    def page(self, site: Any, items: Sequence[Item], loaded: cal.Loaded, build: Build) -> list[dict[str, Any]]:
+        """The representations of a listed page's ``items``, in order: remembered, else built
+        with ``build`` from what the listing ``loaded`` (and kept)."""
+        self._resolve_terms(site)
+        return [self._shown(item, loaded, build) for item in items]
+
+    def one(self, site: Any, ctx: Context, item: Item, builder_of: Callable[[cal.Loaded], Build]) -> dict[str, Any]:
+        """The representation of ``item`` alone: remembered, else built (and kept) from what it
+        embeds, read in one snapshot, with the ``Build`` that ``builder_of`` makes of it."""
+        if self.has(item):
+            self._resolve_terms(site)
+            return self._remembered(item)
+        with site.read() as conn:
+            loaded = cal.load_items(conn, ctx, [item])
+        return self._shown(item, loaded, builder_of(loaded))
+
+    def _resolve_terms(self, site: Any) -> None:
+        """The terms the remembered events embed: remembered, else read (in one statement) and
+        kept. A term no longer there (deleted since) is left out, as a rebuilt event leaves it."""
+        wanted = {term_id for _, ids in self.found.values() for listed in ids.values() for term_id in listed}
+        missing = []
+        for term_id in wanted:
+            found = self.memo.get((*self.term_prefix, term_id), self.generation)
+            if found is None:
+                missing.append(term_id)
+            self.terms[term_id] = found
+        if not missing:
+            return
+        with site.read() as conn:
+            loaded = term_store.get_terms(conn, missing)
+        for term_id in missing:
+            term = loaded.get(term_id)
+            if term is not None:
+                self.terms[term_id] = self._keep_term(term_id, embedded_term(term, self.url))
+
+    def _keep_term(self, term_id: int, shown: dict[str, Any]) -> dict[str, Any]:
+        self.memo.put((*self.term_prefix, term_id), self.generation, shown, term_store.shown_with_count(term_id))
+        return shown
+
+    def _shown(self, item: Item, loaded: cal.Loaded, build: Build) -> dict[str, Any]:
+        """The representation of ``item``: remembered (terms resolved first), else built and kept."""
+        if item.id in self.found:
+            return self._remembered(item)
+        data = build(item)
+        if not item.password:
+            terms = loaded.terms.get(item.id, {})
+            term_ids = {key: [term.id for term in terms.get(taxonomy, [])] for key, taxonomy in _TERM_FIELDS}
+            self.memo.put((*self.prefix, item.id), self.generation, (data, term_ids), loaded.sources(item, terms=False))
+            for key, _ in _TERM_FIELDS:
+                for term_id, term in zip(term_ids[key], data[key], strict=True):
+                    self._keep_term(term_id, term)
+        return dict(data)
+
+    def _remembered(self, item: Item) -> dict[str, Any]:
+        data, term_ids = self.found[item.id]
+        shown = dict(data)  # the kept one stays as built
+        for key, _ in _TERM_FIELDS:
+            shown[key] = [term for term in (self.terms.get(i) for i in term_ids[key]) if term is not None]
+        return shown

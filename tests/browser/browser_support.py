@@ -1,9 +1,9 @@
-"""What the browser tests share: Chromium (Debian's, driven by Playwright) and its flags, where
-screenshots go, and for the workspace's tests one real server per module with a user per role, a
-Chromium page per test, logging in through the form, and the check every screen passes: axe-core
-(the npm package, tests/js) reports no serious or critical violation, the page has no console
-error, it does not scroll sideways at 390 pixels, and it is captured at 1280 and 390 pixels wide
-(test-output/screenshots/admin-<name>-<width>.png)."""
+"""What the browser tests share: Chromium (Debian's, driven by Playwright; one per worker, see
+SharedChromium) and its flags, where screenshots go, and for the workspace's tests one real server
+per module with a user per role, a browser context per test, logging in through the form, and the
+check every screen passes: axe-core (the npm package, tests/js) reports no serious or critical
+violation, the page has no console error, it does not scroll sideways at 390 pixels, and it is
+captured at 1280 and 390 pixels wide (test-output/screenshots/admin-<name>-<width>.png)."""
 
 from __future__ import annotations
 
@@ -45,17 +45,61 @@ def type_in_block_editor(page: Any, *paragraphs: str) -> None:
         page.keyboard.type(text)
 
 
+class SharedChromium:
+    """One Chromium for the browser tests a worker runs in a row, each test opening contexts of
+    its own: launching Playwright's driver and Chromium took one to two seconds per module.
+
+    It must not outlive them: while Playwright's sync API runs, its event loop counts as running
+    in this thread, and any later test's ``asyncio.run()`` would fail. So it is closed before the
+    first test outside tests/browser (a pytest plugin once launched), and at the end of the run."""
+
+    def __init__(self) -> None:
+        self.playwright: Any = None
+        self.browser: Any = None
+
+    def launch(self, config: pytest.Config) -> Any:
+        if self.browser is None:
+            playwright_api = pytest.importorskip("playwright.sync_api")
+            if not config.pluginmanager.is_registered(self):
+                config.pluginmanager.register(self, "calpress-shared-chromium")
+            self.playwright = playwright_api.sync_playwright().start()
+            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        return self.browser
+
+    def close(self) -> None:
+        if self.playwright is not None:
+            try:
+                self.browser.close()
+            finally:
+                self.playwright.stop()
+                self.playwright = self.browser = None
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if Path(item.path).parent != BROWSER_TESTS:
+            self.close()
+
+    def pytest_sessionfinish(self) -> None:
+        self.close()
+
+
+BROWSER_TESTS = Path(__file__).resolve().parent
+SHARED_CHROMIUM = SharedChromium()
+
+
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
+def browser(request: pytest.FixtureRequest) -> Any:
+    """The shared Chromium (SharedChromium): a test opens its own contexts and closes them."""
     if CHROMIUM is None:
         pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
+    return SHARED_CHROMIUM.launch(request.config)
+
+
+@pytest.fixture(scope="module")
+def chromium(browser: Any) -> Any:
+    """The shared Chromium, for the tests that run axe-core."""
     if not AXE.is_file():
         pytest.skip("axe-core is not installed (scripts/test runs npm ci in tests/js)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    return browser
 
 
 @pytest.fixture(scope="module")

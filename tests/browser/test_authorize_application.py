@@ -7,23 +7,17 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
-from browser_support import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
 
 
-
 @pytest.fixture()
-def browser_page():
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_context().new_page()
-        page.set_default_timeout(15000)
-        yield page
-        browser.close()
+def browser_page(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    yield page
+    context.close()
 
 
 @pytest.fixture()

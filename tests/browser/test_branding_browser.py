@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from appfixtures import serving_with_admin
-from browser_support import CHROMIUM_ARGS, NARROW, WIDE, Visit
+from browser_support import NARROW, WIDE, Visit
 from PIL import Image
 
 pytestmark = pytest.mark.browser
@@ -58,22 +58,9 @@ def branded(tmp_path_factory) -> Iterator[dict[str, Any]]:
         yield {"server": server, "event": event.json()["url"], "day": f"/events/{YEAR}-05-02/"}
 
 
-@pytest.fixture(scope="module")
-def browser(branded) -> Iterator[Any]:
-    from browser_support import AXE, CHROMIUM
-
-    if CHROMIUM is None or not AXE.is_file():
-        pytest.skip("Chromium or axe-core is not installed (scripts/test installs them)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-def current_source(browser: Any, url: str, width: int, selector: str) -> str:
+def current_source(chromium: Any, url: str, width: int, selector: str) -> str:
     """The file Chromium chose for ``selector`` on a fresh ``width``-pixel screen (no cache)."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, device_scale_factor=1)
+    context = chromium.new_context(viewport={"width": width, "height": 900}, device_scale_factor=1)
     try:
         page = context.new_page()
         page.goto(url)
@@ -83,9 +70,9 @@ def current_source(browser: Any, url: str, width: int, selector: str) -> str:
         context.close()
 
 
-def test_branded_pages_look_right_and_pass_axe(browser, branded):
+def test_branded_pages_look_right_and_pass_axe(chromium, branded):
     base = branded["server"].url
-    visit = Visit(browser, base)
+    visit = Visit(chromium, base)
     try:
         for name, path in (("site-branding-home", "/"), ("site-branding-event", branded["event"][len(base):]),
                            ("site-branding-day", branded["day"])):
@@ -97,8 +84,8 @@ def test_branded_pages_look_right_and_pass_axe(browser, branded):
         visit.close()
 
 
-def test_the_extra_css_applies_under_the_pages_policy(browser, branded):
-    context = browser.new_context(viewport={"width": WIDE, "height": 900})  # the page's CSP enforced
+def test_the_extra_css_applies_under_the_pages_policy(chromium, branded):
+    context = chromium.new_context(viewport={"width": WIDE, "height": 900})  # the page's CSP enforced
     try:
         page = context.new_page()
         page.goto(branded["server"].url + "/")
@@ -110,19 +97,19 @@ def test_the_extra_css_applies_under_the_pages_policy(browser, branded):
         context.close()
 
 
-def test_chromium_picks_a_smaller_file_on_a_phone(browser, branded):
+def test_chromium_picks_a_smaller_file_on_a_phone(chromium, branded):
     event = branded["event"]
-    wide = current_source(browser, event, WIDE, "img.wp-post-image")
-    narrow = current_source(browser, event, NARROW, "img.wp-post-image")
+    wide = current_source(chromium, event, WIDE, "img.wp-post-image")
+    narrow = current_source(chromium, event, NARROW, "img.wp-post-image")
     assert wide.endswith("-1024x768.jpg"), wide
     assert narrow.endswith("-768x576.jpg"), narrow  # the smallest file covering 390 pixels
-    card = current_source(browser, branded["server"].url + branded["day"], NARROW,
+    card = current_source(chromium, branded["server"].url + branded["day"], NARROW,
                           "img.tribe-events-calendar-list__event-image")
     assert card.endswith("-300x225.jpg"), card
 
 
-def test_the_identity_fields_of_general_settings(browser, branded):
-    visit = Visit(browser, branded["server"].url)
+def test_the_identity_fields_of_general_settings(chromium, branded):
+    visit = Visit(chromium, branded["server"].url)
     try:
         visit.login("admin", target="/wp-admin/options-general.php")
         page = visit.page

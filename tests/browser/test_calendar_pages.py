@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from appfixtures import serving_with_admin
-from browser_support import CHROMIUM, CHROMIUM_ARGS, NARROW, SCREENSHOTS, WIDE
+from browser_support import NARROW, SCREENSHOTS, WIDE
 
 pytestmark = pytest.mark.browser
 
@@ -139,17 +139,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 # -- the browser ----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 class Problems:

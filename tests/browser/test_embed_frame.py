@@ -17,7 +17,6 @@ from typing import Any
 import httpx
 import pytest
 from appfixtures import serving_with_admin
-from browser_support import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.browser
 
@@ -69,17 +68,6 @@ def test_a_drafts_embed_page_and_oembed_answer_are_404(site: Site) -> None:
     assert answer.json()["code"] == "oembed_invalid_url"
     # the published post's embed page, for comparison, answers
     assert httpx.get(site.post_link.rstrip("/") + "/embed/", timeout=10).status_code == 200
-
-
-@pytest.fixture()
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (scripts/test installs Debian's chromium)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 class HostPages:

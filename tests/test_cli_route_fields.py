@@ -188,6 +188,32 @@ def test_media_import_takes_wp_clis_fields_and_what_the_media_route_accepts(cli_
     assert _refused(cli_process("media", "import", str(tmp_path / "cover.png"), "--featured_image")) == (
         "Error: --featured_image needs --post_id: the post whose featured image it becomes.\n")
 
+    # Every other argument of the media route, by its own name (template: none is registered, so
+    # the route refuses every value); then changed on the attachment with post update.
+    app = open_app(argparse.Namespace(data_dir=str(tmp_path / "data"), database_url=db_url))
+    try:
+        route_args = set(app.api.registry.match("/cms/v2/media")[0].endpoint_for("POST").args)
+    finally:
+        app.site.close()
+    wp_cli = {"post_id": "post", "title": "title", "alt": "alt_text", "caption": "caption", "desc": "description"}
+    route = {"date": "2026-01-02 03:04:05", "date_gmt": "2026-01-02 03:04:05", "slug": "the-poster", "status": "private",
+             "author": "1", "comment_status": "closed", "ping_status": "closed", "meta": "{}"}
+    # featured_media: the route takes it for audio and video only, and says so for an image.
+    assert set(wp_cli.values()) | set(route) | {"template", "featured_media"} == route_args
+    assert _refused(cli_process("media", "import", str(tmp_path / "cover.png"), f"--featured_media={cover}")).endswith(
+        "Reason: This site does not support post thumbnails on attachments with MIME type image/png.\nError: No items imported.\n")
+    poster = int(_ok(cli_process("media", "import", str(_png(tmp_path / "poster.png")),
+                                 *(f"--{name}={value}" for name, value in route.items()), "--porcelain")))
+    got = _rest_get(tmp_path, db_url, f"/cms/v2/media/{poster}")
+    assert (got["date"], got["date_gmt"], got["slug"], got["status"], got["author"], got["comment_status"],
+            got["ping_status"]) == ("2026-01-02T03:04:05", "2026-01-02T03:04:05", "the-poster", "private", 1, "closed", "closed")
+    assert _ok(cli_process("post", "update", str(poster), "--alt_text=Changed", "--slug=poster-2")) == (
+        f"Success: Updated post {poster}.\n")
+    got = _rest_get(tmp_path, db_url, f"/cms/v2/media/{poster}")
+    assert (got["alt_text"], got["slug"]) == ("Changed", "poster-2")
+    refusal = _refused(cli_process("media", "import", str(tmp_path / "poster.png"), "--colour=red"))
+    assert refusal.startswith("Error: Unknown option --colour: the route /cms/v2/media takes --date, ") and "--alt_text" in refusal
+
 
 def test_a_progress_bar_counts_its_rate_from_the_start_of_the_work(capsys):
     update, finish = progress_bar("importing", quiet=False)

@@ -1,11 +1,14 @@
 """Media in WP-CLI's forms:
 
     calpress media import <file>... [--post_id=<id>] [--title=...] [--alt=...] [--caption=...] [--desc=...]
-                          [--featured_image] [--user=<user>] [--porcelain]
+                          [--featured_image] [--user=<user>] [--porcelain] [--<any argument of the media route>=...]
     calpress media list [--format=...] [--fields=...|--field=...]
     calpress media regenerate [<id>...] [--yes] [--only-missing] [--image_size=<name>...]
 
-``media import`` sends each file to the media route, as ``--user``; ``media list`` goes through
+``media import`` sends each file to the media route, as ``--user``, with WP-CLI's options under the
+route's names and any other argument of the route by its own name (``--status``, ``--slug``,
+``--author``, ``--date``, ``--meta``...; an attachment's fields are changed afterwards with
+``post update <id>``, which takes them the same way); ``media list`` goes through
 ``/cms/v2/media``; ``media regenerate`` cuts every registered size (``--image_size``: the named
 ones; ``--only-missing``: those whose file is not stored) again from each upload with the code the
 media route's post-process uses (``attachments.create_missing_sizes``) and stores the new metadata
@@ -21,7 +24,7 @@ from typing import Any
 
 from .common import CliError, add_command, open_site
 from .formats import Fields, add_options, list_items
-from .posts import post_route_of
+from .posts import post_route_of, route_fields
 from .rest_calls import batch_report, for_each, rest, rest_all, run_with_app
 
 # media import's options (WP-CLI's names) -> the media route's arguments.
@@ -36,7 +39,14 @@ def cmd_media_import(args: argparse.Namespace) -> int:
         raise CliError("--featured_image needs --post_id: the post whose featured image it becomes.")
     fields = {name: getattr(args, option) for option, name in IMPORT_FIELDS.items() if getattr(args, option) is not None}
 
+    # argparse takes an unknown option whose value holds a space (--date='2026-01-02 03:04:05')
+    # for one of the files: it is an option, as WP-CLI reads it.
+    files = [name for name in args.files if not name.startswith("--")]
+    options = [*args.extra, *(name for name in args.files if name.startswith("--"))]
+
     def run(app: Any, user: Any) -> int:
+        given = {**route_fields(app, "/cms/v2/media", options), **fields}
+
         def store(name: str) -> str:
             path = Path(name)
             if not path.is_file():
@@ -44,7 +54,7 @@ def cmd_media_import(args: argparse.Namespace) -> int:
             headers = {"Content-Type": mimetypes.guess_type(path.name)[0] or "application/octet-stream",
                        "Content-Disposition": f'attachment; filename="{path.name}"'}
             try:
-                _, data, _ = rest(app, "POST", "/cms/v2/media", user, fields, upload=(path.read_bytes(), headers))
+                _, data, _ = rest(app, "POST", "/cms/v2/media", user, given, upload=(path.read_bytes(), headers))
             except CliError as err:
                 raise CliError(f"Unable to import file '{name}'. Reason: {err}") from None
             if args.featured_image:
@@ -53,7 +63,7 @@ def cmd_media_import(args: argparse.Namespace) -> int:
 
         # As WP-CLI: a file that cannot be imported is a warning, the others go in, and the end
         # says how many did ("Only imported 2 of 3 items." and exit 1 when some failed).
-        return for_each(args.files, store, noun="item", done="imported", always_report=not args.porcelain)
+        return for_each(files, store, noun="item", done="imported", always_report=not args.porcelain)
 
     return run_with_app(args, run)
 
@@ -203,7 +213,7 @@ def register(commands: Any) -> None:
     media = commands.add_parser("media", help="media")
     media_commands = media.add_subparsers(dest="media_command", required=True)
     media_import = add_command(media_commands, "import", "store files (images, PDFs, documents...) as attachments, "
-                               "through the media route")
+                               "through the media route (other --key=value options: the route's arguments)", extra=True)
     media_import.add_argument("files", nargs="+")
     media_import.add_argument("--post_id", type=int, default=None, help="attach them to this post")
     media_import.add_argument("--title", default=None, help="their title (default: the file's name)")

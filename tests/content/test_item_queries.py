@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from item_support import create, ctx
 
 from calpress.content import items
@@ -51,6 +52,7 @@ def test_query_totals_follow_writes_and_short_first_pages_count_nothing(site):
         assert items.query_items(conn, items.ItemQuery(type="post", per_page=2, page=2)).total == 3
 
 
+@pytest.mark.new_schema
 def test_listing_by_date_reads_the_index_in_order(site):
     """The default order (date, then id) comes from the index on (type, date_local, id): SQLite
     sorts nothing, PostgreSQL scans the index backwards (migration 0008), so a page costs its

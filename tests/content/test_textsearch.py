@@ -57,6 +57,7 @@ def test_the_index_follows_creates_updates_and_deletes(site, db_leg):
             conn.exec_driver_sql(f"INSERT INTO {fts}({fts}, rank) VALUES ('integrity-check', 1)")
 
 
+@pytest.mark.new_schema
 def test_a_search_reads_the_index_not_every_row(site, db_leg):
     create(site, title="Indexed", content="<p>words</p>")
     with site.read() as conn:

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 from collections.abc import Iterator
@@ -68,12 +69,18 @@ def caddy(folder: Path, upstream: str, uploads: Path, *, limit: str = "100MiB") 
     log = open(folder / "caddy.log", "wb")
     process = subprocess.Popen(["caddy", "run", "--config", str(folder / "Caddyfile"), "--adapter", "caddyfile"],
                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    # Ready when a TLS handshake succeeds: Caddy listens before its internal CA has issued the
+    # site's certificate, and a handshake in between ends in "tlsv1 alert internal error".
+    handshake = ssl.create_default_context()
+    handshake.check_hostname = False
+    handshake.verify_mode = ssl.CERT_NONE
     deadline = time.monotonic() + 20
     while True:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+                handshake.wrap_socket(sock, server_hostname="127.0.0.1").close()
             break
-        except OSError:
+        except OSError:  # ssl.SSLError included
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 log.close()

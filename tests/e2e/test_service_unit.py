@@ -102,7 +102,7 @@ def worker_pids(pid: int) -> set[int]:
     for child in children(pid):
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # a worker that ended since (a reload replaces them)
             continue
         if b"resource_tracker" not in command:
             found.add(child)

@@ -19,10 +19,10 @@ from ..content.items import TRASH_STATUS_KEY, Context, Item
 from ..rest.controller import collection_params, context_param, fields_for_context
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import pagination_headers
 from .base import Api
 from .cms_users import AVATAR_SIZES, avatar_urls
 from .scope import context_of, scope_of
@@ -415,19 +415,19 @@ class CommentsController:
         return response
 
     def edit_permission(self, request: RestRequest) -> Any:
-        comment, post = self._load(request)
-        if comment is None:
-            raise _invalid_id()
-        if not self.can_edit(request, comment, post):
-            return forbidden("rest_cannot_edit", "Sorry, you are not allowed to edit this comment.", request.user_id)
-        return True
+        return self._change_permission(request, "rest_cannot_edit", "Sorry, you are not allowed to edit this comment.")
 
     def delete_permission(self, request: RestRequest) -> Any:
+        return self._change_permission(request, "rest_cannot_delete", "Sorry, you are not allowed to delete this comment.")
+
+    def _change_permission(self, request: RestRequest, code: str, message: str) -> Any:
+        """Whether the requester may change the comment named (its post's editors and moderators);
+        a refusal in the reference's words for the change asked (``code``, ``message``)."""
         comment, post = self._load(request)
         if comment is None:
             raise _invalid_id()
         if not self.can_edit(request, comment, post):
-            return forbidden("rest_cannot_delete", "Sorry, you are not allowed to delete this comment.", request.user_id)
+            return forbidden(code, message, request.user_id)
         return True
 
     def update_item(self, request: RestRequest) -> Any:

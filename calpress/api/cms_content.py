@@ -23,10 +23,10 @@ from ..content.types import ContentType
 from ..rest.controller import context_param
 from ..rest.errors import RestError, forbidden
 from ..rest.formats import parse_rest_date
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import pagination_headers
 from . import cms_revisions
 from .base import Api
 from .cms_content_represent import ContentRepresentation

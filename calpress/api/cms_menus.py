@@ -26,10 +26,10 @@ from ..content.types import ContentType
 from ..rest import schema as rest_schema
 from ..rest.controller import ContextFields, context_param, wants_field
 from ..rest.errors import RestError, forbidden
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import pagination_headers
 from .base import Api, term_route
 from .cms_content import ContentController
 from .cms_terms import TermsController, _args_from_schema, _meta_is_array

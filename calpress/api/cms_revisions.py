@@ -23,11 +23,11 @@ from ..content import revisions as revision_service
 from ..content.items import Item
 from ..rest.controller import collection_params, context_param
 from ..rest.errors import RestError, forbidden
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import filter_by_context
-from ..rest.server import pagination_headers
 from .base import Api
 from .scope import context_of, scope_of
 

@@ -25,10 +25,10 @@ from ..content.types import POST_FORMATS
 from ..rest import schema as rest_schema
 from ..rest.controller import collection_params, fields_for_context, wants_field
 from ..rest.errors import RestError
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
-from ..rest.server import pagination_headers
 from ..site import Site
 from .base import Api, term_route
 from .scope import scope_of

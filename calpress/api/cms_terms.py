@@ -20,11 +20,11 @@ from ..content.taxonomies import DEFAULT_CATEGORY_ID, REST_NAMESPACE, Taxonomy
 from ..content.terms import Term, TermQuery
 from ..rest.controller import ContextFields, collection_params, context_param, wants_field
 from ..rest.errors import RestError, forbidden
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import pagination_headers
 from .base import Api, term_route
 from .scope import context_of, scope_of
 

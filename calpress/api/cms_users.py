@@ -17,11 +17,11 @@ from ..compat.phpdate import mysql_datetime
 from ..content.registry import ContentRegistry
 from ..rest.controller import collection_params, context_param, fields_for_context, not_logged_in, wants_field
 from ..rest.errors import RestError, forbidden
+from ..rest.paging import pagination_headers
 from ..rest.registry import Endpoint, Route
 from ..rest.request import RestRequest
 from ..rest.response import RestResponse
 from ..rest.schema import endpoint_args_from_schema
-from ..rest.server import pagination_headers
 from .base import Api
 from .scope import context_of, scope_of
 

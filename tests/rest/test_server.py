@@ -7,10 +7,11 @@ import orjson
 import pytest
 
 from calpress.rest.errors import RestError
+from calpress.rest.paging import pagination_headers
 from calpress.rest.registry import Endpoint, Registry, Route
 from calpress.rest.request import RestRequest, parse_query
 from calpress.rest.response import RestResponse
-from calpress.rest.server import RestServer, pagination_headers
+from calpress.rest.server import RestServer
 
 BASE = "http://example.test/wp-json"
 

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ..transfer.reports import feed_lines, wxr_lines
-from .common import CliError, add_command, global_options, open_site, progress_bar
+from .common import CliError, add_command, open_site, progress_bar
 from .formats import print_report
 from .rest_calls import run_with_app
 
@@ -235,7 +235,7 @@ def register(commands: Any) -> None:
     """Add import ics, list, schedule, run-due and wxr, and export wxr."""
     imp = commands.add_parser("import", help="bring events in from iCalendar feeds; list and run imports")
     imp_commands = imp.add_subparsers(dest="import_command", required=True)
-    ics = imp_commands.add_parser("ics", help="import an iCalendar file or address (http, https, webcal) now")
+    ics = add_command(imp_commands, "ics", "import an iCalendar file or address (http, https, webcal) now", user=False)
     ics.add_argument("source")
     ics.add_argument("--user", type=int, default=None, help="the user the events are written as (default: the first administrator)")
     ics.add_argument("--status", choices=("publish", "draft", "pending", "private"), default="publish",
@@ -246,23 +246,19 @@ def register(commands: Any) -> None:
                      help="move to the trash the events an earlier import of this source made that the feed no longer has")
     ics.add_argument("--quiet", action="store_true", help="no progress bar")
     ics.add_argument("--porcelain", action="store_true", help="print only the import record's id")
-    global_options(ics)
     ics.set_defaults(handler=cmd_import_ics)
-    imports_list = imp_commands.add_parser("list", help="list the import records and schedules")
+    imports_list = add_command(imp_commands, "list", "list the import records and schedules", user=False)
     imports_list.add_argument("--format", choices=("table", "json"), default="table")
-    global_options(imports_list)
     imports_list.set_defaults(handler=cmd_import_list)
-    schedule = imp_commands.add_parser("schedule", help="import an iCalendar address now and again (see run-due)")
+    schedule = add_command(imp_commands, "schedule", "import an iCalendar address now and again (see run-due)", user=False)
     schedule.add_argument("source")
     schedule.add_argument("--every", type=int, default=86400, help="seconds between runs (default a day)")
     schedule.add_argument("--status", choices=("publish", "draft", "pending", "private"), default="publish")
     schedule.add_argument("--user", type=int, default=None)
     schedule.add_argument("--porcelain", action="store_true")
-    global_options(schedule)
     schedule.set_defaults(handler=cmd_import_schedule)
-    due = imp_commands.add_parser("run-due", help="run the scheduled imports whose time has come (for cron or a systemd timer)")
+    due = add_command(imp_commands, "run-due", "run the scheduled imports whose time has come (for cron or a systemd timer)", user=False)
     due.add_argument("--quiet", action="store_true")
-    global_options(due)
     due.set_defaults(handler=cmd_import_run_due)
 
     wxr = add_command(imp_commands, "wxr", "import a WordPress export file (WXR): posts, pages, events, venues, "

@@ -314,27 +314,23 @@ def register(commands: Any) -> None:
     global_options(serve)
     serve.set_defaults(handler=cmd_serve)
 
-    info = commands.add_parser("info", help="which site the commands work on, and how it was found")
+    info = add_command(commands, "info", "which site the commands work on, and how it was found", user=False)
     info.add_argument("--format", choices=("table", "json"), default="table")
-    global_options(info)
     info.set_defaults(handler=cmd_info)
 
-    seed = commands.add_parser("seed-demo", help="create demo events, venues, organizers and terms in bulk")
+    seed = add_command(commands, "seed-demo", "create demo events, venues, organizers and terms in bulk", user=False)
     seed.add_argument("--events", type=int, default=1000, help="how many events (default 1000)")
     seed.add_argument("--seed", type=int, default=1, help="random seed, for repeatable data")
     seed.add_argument("--batch", type=int, default=2000, help="events per transaction")
     seed.add_argument("--quiet", action="store_true", help="no progress bar")
-    global_options(seed)
     seed.set_defaults(handler=cmd_seed_demo)
 
-    routes = commands.add_parser("routes", help="list every REST route with its methods, and the pages")
+    routes = add_command(commands, "routes", "list every REST route with its methods, and the pages", user=False)
     routes.add_argument("--format", choices=("table", "json"), default="table")
-    global_options(routes)
     routes.set_defaults(handler=cmd_routes)
 
-    doctor = commands.add_parser("doctor", help="check the site, its database and its storage; each problem with its fix (exit 1 when one is critical)")
+    doctor = add_command(commands, "doctor", "check the site, its database and its storage; each problem with its fix (exit 1 when one is critical)", user=False)
     doctor.add_argument("--format", choices=("table", "json"), default="table")
-    global_options(doctor)
     doctor.set_defaults(handler=cmd_doctor)
 
     cache = commands.add_parser("cache", help="the site's caches")

@@ -535,11 +535,11 @@ def publish_due_items(site: Any, *, force: bool = False) -> int:
     concurrent workers publish each item once.
     """
     now_clock = time.monotonic()
-    if not force:
-        with _check_lock:
-            if now_clock < _next_check.get(site, 0.0):
-                return 0
-            _next_check[site] = now_clock + PUBLISH_CHECK_SECONDS
+    with _check_lock:
+        if not force and now_clock < _next_check.get(site, 0.0):
+            return 0
+        # A forced check is a check: the readers that follow within the interval skip theirs.
+        _next_check[site] = now_clock + PUBLISH_CHECK_SECONDS
     now = now_utc()
     due = sa.and_(posts.c.type.in_(list(site.registry.types)), posts.c.status == "future", posts.c.date_utc <= now)
     with site.read() as conn:

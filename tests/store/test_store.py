@@ -680,6 +680,26 @@ def test_sqlite_writer_queue_gives_up_after_its_timeout(db_url: str) -> None:
         assert entered == ["file held", "thread lock held"]
     finally:
         os.close(held)
+    # The writers that gave up left their waits to the process's file waiter, which gets the lock
+    # once the other holder is gone and lets go of it at once: the file is free again, and the
+    # next writer takes it.
+    probe = os.open(queue.path, os.O_RDWR)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the abandoned waits kept the file lock"
+                time.sleep(0.01)
+        fcntl.flock(probe, fcntl.LOCK_UN)
+    finally:
+        os.close(probe)
+    started = time.monotonic()
+    with queue.turn(5):
+        pass
+    assert time.monotonic() - started < 1
 
 
 @sqlite_only

@@ -2,22 +2,24 @@
 an event create with an existing venue, organizer and two categories, each in steady state (the
 site's options, the default category and the requester's password already seen once), counting
 authentication, the argument checks, SQLite's BEGINs and the reads of the answer. COMMIT is the
-driver's call, not a statement, and is not counted. Today: 8 and 14 on both databases."""
+driver's call, not a statement, and is not counted. Today: 7 for a post on both databases (on
+PostgreSQL the default category's link and its count are one statement, issue 35), 13 for the
+event on SQLite and 14 on PostgreSQL (its slug lock)."""
 
 from __future__ import annotations
 
 from cal_support import EVENTS, make_event, make_organizer, make_venue
 from content_support import statement_counter
 
-POST_LIMIT = 9
-EVENT_LIMIT = 14
+POST_LIMIT = 7
+EVENT_LIMIT = {"sqlite": 13, "postgresql": 14}
 
 
 def _show(statements: list[str]) -> str:
     return "\n".join(f"{n + 1:2}. {' '.join(s.split())[:160]}" for n, s in enumerate(statements))
 
 
-def test_a_post_create_costs_at_most_nine_statements(app, client, admin):
+def test_a_post_create_costs_at_most_seven_statements(app, client, admin):
     for n in range(2):  # the first creates warm the options, the default category, the password check
         assert client.post("/cms/v2/posts", user=admin, json={"title": f"Warm {n}", "status": "publish"}).status_code == 201
     with statement_counter(app) as statements:
@@ -27,7 +29,7 @@ def test_a_post_create_costs_at_most_nine_statements(app, client, admin):
     assert len(statements) <= POST_LIMIT, _show(statements)
 
 
-def test_an_event_create_with_known_venue_organizer_and_categories_costs_at_most_fourteen(app, client, admin):
+def test_an_event_create_with_known_venue_organizer_and_categories_costs_at_most_thirteen_or_fourteen(app, client, admin):
     venue = make_venue(client, admin, "The Hall")["id"]
     organizer = make_organizer(client, admin, "The Club")["id"]
     make_event(client, admin, "Warm", venue=venue, organizer=[organizer], categories="music,theatre")
@@ -41,4 +43,4 @@ def test_an_event_create_with_known_venue_organizer_and_categories_costs_at_most
     body = response.json
     assert body["venue"]["id"] == venue and [o["id"] for o in body["organizer"]] == [organizer]
     assert sorted(c["id"] for c in body["categories"]) == sorted(categories) and len(categories) == 2
-    assert len(statements) <= EVENT_LIMIT, _show(statements)
+    assert len(statements) <= EVENT_LIMIT[app.site.engine.dialect.name], _show(statements)

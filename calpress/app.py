@@ -55,6 +55,8 @@ log = logging.getLogger("calpress.app")
 REST_PREFIX = "/wp-json"
 # The REST route a request was served by, in its environ (its name is looked up for the access log).
 REST_ROUTE_KEY = "calpress.rest_route"
+# (generation, minute) of an answer anyone sending the same request without credentials gets.
+SHARED_KEY = "calpress.shared_under"
 # Bodies beyond this need credentials: no anonymous request (a comment is the largest) comes near.
 ANONYMOUS_BODY = 1024 * 1024
 
@@ -292,6 +294,8 @@ class Calpress:
         finally:
             environ[USER_KEY] = request.user_id  # the front counts what strangers cost (admission.py)
             environ[REST_ROUTE_KEY] = request.route
+            if request.shared_under is not None:
+                environ[SHARED_KEY] = request.shared_under  # the front may keep a copy (front.py)
 
     def _serve_rest_request(self, environ: dict[str, Any], request: RestRequest, method: str) -> tuple[int, list[tuple[str, str]], bytes]:
         try:

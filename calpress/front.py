@@ -33,6 +33,16 @@ hold the loop or every thread. A read with ``_embed`` or more than 20 items a pa
 thread too (``_small``), so that the request that shows a client costly does not hold the loop
 either.
 
+A GET the app answered from its answer cache for a requester without credentials (a listing,
+an item, a term: ``SHARED_KEY``) is kept here too, whole (status, headers and the bytes sent,
+compressed or not, ETag included), keyed by what the answer can depend on: the path, the query,
+the scheme and host the forwarding headers give, and the ``Accept`` and ``Accept-Encoding``
+headers. The same request without credentials, conditions (``If-None-Match``...), ``Origin`` or
+range is answered from that copy while the content counter and the minute are the ones it was
+made under (``AnswerCopies``), without the WSGI layers, the engine or the admission's turn: one
+read of the counter, and the access line. A cached event list took about 85 µs a request through
+the layers, five times the bare baseline's.
+
 The front reads a request's forwarding headers (from trusted proxies only, proxies.py) before
 anything else, so that admission counts the client and not the proxy, and writes the request's
 access line (access_log.py) once the answer has left: it alone knows the bytes of a streamed
@@ -51,9 +61,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .access_log import FRONT_KEY, REQUEST_ID_KEY, AccessLog
+from .access_log import FRONT_KEY, REQUEST_ID_KEY, ROUTE_KEY, AccessLog
 from .admission import USER_KEY, Admission
-from .app import ANONYMOUS_BODY, body_timeout_error, create_app, tune_gc
+from .app import ANONYMOUS_BODY, REST_ROUTE_KEY, SHARED_KEY, body_timeout_error, create_app, tune_gc
 from .config import Settings, is_loopback, load_settings
 from .logs import REQUEST_ID
 from .rest.errors import RestError
@@ -156,17 +166,75 @@ async def _next_part(parts: Any, timeout: float) -> bytes | None:
         raise BodyTimeout from error
 
 
+# A request carrying any of these is answered by the app, never from a copy: credentials (the
+# answer is the requester's), a condition or a range (the answer depends on it), an origin (CORS
+# headers), a body or a method override.
+_NOT_COPIED = ("HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_ORIGIN", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE",
+               "HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE", "HTTP_RANGE", "HTTP_IF_RANGE", "HTTP_X_HTTP_METHOD_OVERRIDE",
+               "HTTP_X_WP_NONCE", "HTTP_TRANSFER_ENCODING")
+
+
+class AnswerCopies:
+    """Whole answers the app gave from its answer cache to requesters without credentials, by
+    request, each used while the content counter and the minute are those it was made under
+    (the answer cache's own rule, rest/cache.py); bounded in bytes, starting over when full."""
+
+    def __init__(self, generation: Callable[[], int], max_bytes: int = 16 * 1024 * 1024) -> None:
+        self.generation = generation
+        self.max_bytes = max_bytes
+        self._entries: dict[tuple[str, ...], tuple[int, int, int, list[tuple[str, str]], bytes, str | None]] = {}
+        self._bytes = 0
+
+    @staticmethod
+    def key(environ: dict[str, Any]) -> tuple[str, ...] | None:
+        """What an answer to ``environ`` can depend on, or None when it is not to be copied."""
+        if environ["REQUEST_METHOD"] != "GET" or environ.get("CONTENT_LENGTH", "0") not in ("", "0"):
+            return None
+        for name in _NOT_COPIED:
+            if name in environ:
+                return None
+        return (environ["PATH_INFO"], environ["QUERY_STRING"], environ["wsgi.url_scheme"], environ.get("HTTP_HOST", ""),
+                environ["SERVER_NAME"], environ["SERVER_PORT"], environ.get("HTTP_ACCEPT", ""),
+                environ.get("HTTP_ACCEPT_ENCODING", ""))
+
+    def get(self, key: tuple[str, ...]) -> tuple[int, list[tuple[str, str]], bytes, str | None] | None:
+        """The copy for ``key`` when it is still current: (status, headers, body, route name)."""
+        found = self._entries.get(key)
+        if found is None:
+            return None
+        generation, minute, status, headers, body, route = found
+        if minute != int(time.time() // 60) or generation != self.generation():
+            return None
+        return status, headers, body, route
+
+    def put(self, key: tuple[str, ...], shared_under: tuple[int, int], status: int, headers: list[tuple[str, str]],
+            body: bytes, route: str | None) -> None:
+        kept = [(name, value) for name, value in headers if name.lower() != "x-request-id"]
+        size = len(body) + 64 * len(kept)
+        if self._bytes + size > self.max_bytes:
+            self._entries.clear()
+            self._bytes = 0
+        previous = self._entries.get(key)
+        if previous is not None:
+            self._bytes -= len(previous[4]) + 64 * len(previous[3])
+        self._entries[key] = (shared_under[0], shared_under[1], status, kept, body, route)
+        self._bytes += size
+
+
 class Front:
     """The RSGI application (``__rsgi__``) that serves a WSGI app from request threads."""
 
     def __init__(self, wsgi: Any, settings: Settings, reads_only: Callable[[dict[str, Any]], bool] | None = None,
-                 access_log: AccessLog | None = None) -> None:
+                 access_log: AccessLog | None = None, copies: AnswerCopies | None = None) -> None:
         """``reads_only``: says of a request's environ whether it may run on the loop (None: no
         request does). ``access_log``: the app's (its proxies and its log); None reads no
-        forwarding header and writes no line."""
+        forwarding header and writes no line. ``copies``: where shared answers are kept (None:
+        none is; used only with an access log and reads on the loop, since reading the counter
+        there is a database read)."""
         self.wsgi = wsgi
         self.settings = settings
         self.reads_only = reads_only
+        self.copies = copies if access_log is not None and reads_only is not None else None
         self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
         self.admission = Admission()
         self.body_timeout = float(settings.body_timeout)
@@ -187,12 +255,41 @@ class Front:
         # Each request runs in a task of its own: the id set here is on every line it logs.
         token = REQUEST_ID.set(self.access_log.begin(environ))
         try:
-            await self._serve(environ, proto)
+            key = self.copies.key(environ) if self.copies is not None else None
+            if key is None or not self._answer_from_copy(environ, proto, key):
+                await self._serve(environ, proto, key)
         finally:
             self.access_log.write(environ, answer[0], answer[1], time.perf_counter() - began)
             REQUEST_ID.reset(token)
 
-    async def _serve(self, environ: dict[str, Any], proto: Any) -> None:
+    def _answer_from_copy(self, environ: dict[str, Any], proto: Any, key: tuple[str, ...]) -> bool:
+        """Answer from the copy kept for ``key`` when it is current; whether it was."""
+        assert self.copies is not None
+        try:
+            found = self.copies.get(key)
+        except Exception:  # the counter could not be read: the app answers, and says why
+            return False
+        if found is None:
+            return False
+        status, headers, body, route = found
+        environ[ROUTE_KEY] = route
+        _sent(environ, status, len(body))
+        proto.response_bytes(status, [*headers, ("x-request-id", environ[REQUEST_ID_KEY])], body)
+        return True
+
+    def _keep_copy(self, environ: dict[str, Any], key: tuple[str, ...], status: int, headers: Any, result: Any) -> None:
+        """Keep the app's answer when anyone sending this request without credentials gets it."""
+        shared_under = environ.get(SHARED_KEY)
+        if shared_under is None or status != 200 or not isinstance(result, bytes) or self.copies is None:
+            return
+        if self.reads_only is None or not self.reads_only(environ):
+            return
+        route = environ.get(ROUTE_KEY)
+        if route is None and environ.get(REST_ROUTE_KEY) is not None and self.access_log is not None:
+            route = self.access_log.route_name(environ)
+        self.copies.put(key, shared_under, status, list(headers), result, route)
+
+    async def _serve(self, environ: dict[str, Any], proto: Any, key: tuple[str, ...] | None = None) -> None:
         loop = asyncio.get_running_loop()
         try:
             environ["wsgi.input"] = await self._body(environ, proto, loop)
@@ -211,6 +308,8 @@ class Front:
                 status, headers, result, cost = await loop.run_in_executor(self.pool, self._call, environ)
         finally:
             self.admission.leave(ticket, cost, counted=not environ.get(USER_KEY))
+        if key is not None:
+            self._keep_copy(environ, key, status, headers, result)
         if isinstance(result, bytes):
             _sent(environ, status, len(result))
             proto.response_bytes(status, headers, result)
@@ -328,7 +427,7 @@ def rsgi_app(settings: Settings | None = None) -> Front:
     settings = settings or load_settings()
     app = create_app(settings)
     front = Front(app.wsgi, settings, app.reads_only if runs_reads_inline(settings, app.site.engine) else None,
-                  access_log=app.access_log)
+                  access_log=app.access_log, copies=AnswerCopies(app.rest.generation) if app.rest.generation else None)
     tune_gc()
     return front
 

@@ -201,6 +201,7 @@ class RestRequest:
         "_scope",
         "_json_error",
         "_merged",
+        "shared_under",
         "__weakref__",  # the scope refers back to its request weakly: no cycle for the GC to find
     )
 
@@ -237,6 +238,9 @@ class RestRequest:
         self.auth: dict[str, Any] = {}
         self.base_url = base_url
         self.remote_addr = remote_addr
+        # (generation, minute) when the answer is the answer cache's for anyone who sends this
+        # request without credentials (RestServer.respond), for the front's copies (front.py).
+        self.shared_under: tuple[int, int] | None = None
         self.endpoint: Any = None
         self.route_def: Any = None
         # The route registry the request runs in and the factory of its scope (rest/scope.py),

@@ -172,6 +172,8 @@ class RestServer:
         nocache = nocache or (override_used and 400 <= response.status < 500)
         if auth_error is None:
             response.headers.update(self.authenticator.response_headers(request))
+        if nocache or auth_error is not None:
+            request.shared_under = None
         return self._finish(request, response, http_method, nocache=nocache)
 
     def log_defect(self, request: RestRequest) -> None:
@@ -289,11 +291,13 @@ class RestServer:
         if cached is not None:
             found = self.answers.get(*cached)
             if found is not None:
+                request.shared_under = None if request.user_id else (cached[1], cached[0][-1])
                 return found
             request.scope.generation = cached[1]  # handlers may key their own caches by it
         response = self._respond(request)
         if cached is not None and response.status < 400 and response.raw is None and isinstance(response.data, (dict, list)):
             response = self.answers.put(cached[0], cached[1], response)
+            request.shared_under = None if request.user_id else (cached[1], cached[0][-1])
         return response
 
     def _respond(self, request: RestRequest) -> RestResponse:

@@ -77,9 +77,25 @@ def _is_secret(name: str) -> bool:
 
 def redact_query(query: str) -> str:
     """``query`` with the value of every secret argument (``SECRET_ARGUMENTS``, or a name holding
-    pass, token, secret or nonce) replaced by ``[redacted]``."""
+    pass, token, secret or nonce) replaced by ``[redacted]``. The queries of the last requests are
+    remembered as redacted (a listing asked again and again is redacted once)."""
     if not query:
         return ""
+    found = _redacted.get(query)
+    if found is None:
+        found = _redact(query)
+        if len(query) <= 256:
+            if len(_redacted) >= _REDACTED_KEPT:
+                _redacted.clear()
+            _redacted[query] = found
+    return found
+
+
+_redacted: dict[str, str] = {}
+_REDACTED_KEPT = 1024
+
+
+def _redact(query: str) -> str:
     parts = query.split("&")
     changed = False
     for index, part in enumerate(parts):

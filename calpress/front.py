@@ -180,7 +180,10 @@ class AnswerCopies:
     (the answer cache's own rule, rest/cache.py); bounded in bytes, starting over when full."""
 
     def __init__(self, generation: Callable[[], int], max_bytes: int = 16 * 1024 * 1024) -> None:
+        """``generation``: reads the content counter; its ``unchanged()``, when it has one, may
+        say for less that it is as last read (SQLite's data_version, content/generation.py)."""
         self.generation = generation
+        self.unchanged: Callable[[], int | None] = getattr(generation, "unchanged", lambda: None)
         self.max_bytes = max_bytes
         self._entries: dict[tuple[str, ...], tuple[int, int, int, list[tuple[str, str]], bytes, str | None]] = {}
         self._bytes = 0
@@ -203,7 +206,12 @@ class AnswerCopies:
         if found is None:
             return None
         generation, minute, status, headers, body, route = found
-        if minute != int(time.time() // 60) or generation != self.generation():
+        if minute != int(time.time() // 60):
+            return None
+        current = self.unchanged()
+        if current is None:
+            current = self.generation()
+        if generation != current:
             return None
         return status, headers, body, route
 

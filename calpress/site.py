@@ -161,6 +161,25 @@ class Site:
             self._close_fast_connection(kind)  # a broken connection (server restart): retry once
             return fast_query.run(self._open_fast_connection(kind), self.engine.dialect, params, raw=raw)
 
+    def in_transaction(self) -> bool:
+        """Whether this thread is inside a ``read()`` or ``write()`` block (``query`` runs there)."""
+        return getattr(self._local, "conn", None) is not None
+
+    def data_version(self) -> int | None:
+        """SQLite's ``PRAGMA data_version`` on this thread's query connection (the one ``query``
+        uses outside blocks): a number that changes whenever another connection, of this
+        process or another, commits. None on PostgreSQL, inside a block, or on an error."""
+        if not store_db.is_sqlite(self.engine) or self.in_transaction():
+            return None
+        driver = getattr(self._local, "fast", None)
+        if driver is None:
+            return None  # not opened yet: nothing was read on it to compare with
+        try:
+            return int(driver.execute("PRAGMA data_version").fetchone()[0])
+        except self.engine.dialect.loaded_dbapi.Error:
+            self._close_fast_connection("fast")
+            return None
+
     def _open_fast_connection(self, kind: str) -> Any:
         pooled = self.engine.pool.connect()  # held by this thread for its lifetime
         driver = pooled.driver_connection

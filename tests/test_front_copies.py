@@ -152,3 +152,19 @@ def test_a_copy_ends_with_its_minute(served, clock):
     clock[0] += 60
     served.get()
     assert served.app.calls == 2
+
+
+def test_the_counter_is_known_unchanged_until_any_connection_commits(app, client, admin):
+    """SQLite: after a read of the counter on the thread's own connection, ``unchanged()`` gives
+    it for one pragma, until a write commits (here on another connection of the same process; a
+    write by another process changes data_version alike). PostgreSQL always reads the counter."""
+    generation = app.rest.generation
+    first = generation()
+    if app.site.engine.dialect.name != "sqlite":
+        assert generation.unchanged() is None
+        return
+    assert generation.unchanged() == first
+    _publish(client, admin, "A write")
+    assert generation.unchanged() is None
+    second = generation()
+    assert second > first and generation.unchanged() == second

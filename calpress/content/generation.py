@@ -8,9 +8,17 @@ whichever worker made it. Reading it is one primary-key lookup on the thread's q
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from ..store.changes import CHANGES_SINCE, GENERATION_AND_CHANGES, GENERATION_QUERY
+from ..store.changes import (
+    CHANGES_SINCE,
+    GENERATION_AND_CHANGES,
+    GENERATION_AND_CHANGES_VERSIONED,
+    GENERATION_QUERY,
+    GENERATION_QUERY_VERSIONED,
+)
+from ..store.db import is_sqlite
 from ..store.memo import MAX_STEPS
 from .items import publish_due_items
 
@@ -24,18 +32,24 @@ class ContentGeneration:
     def __init__(self, site: Any) -> None:
         self.site = site
         self.seen: int | None = None
+        self.versioned = is_sqlite(site.engine)
+        # Per thread, on SQLite: (data_version, counter) as last read on its own connection.
+        self._read = threading.local()
 
     def __call__(self, request: Any = None) -> int:
         publish_due_items(self.site)
         memo = self.site.memo
         since = memo.steps_since()
+        versioned = self.versioned
+        own_connection = not self.site.in_transaction()
         if since is None:
-            rows = self.site.query(GENERATION_QUERY)
+            rows = self.site.query(GENERATION_QUERY_VERSIONED if versioned else GENERATION_QUERY)
             steps = self._steps
         else:
             # The steps the memo missed come with the counter, in one round trip.
-            rows = self.site.query(GENERATION_AND_CHANGES, {"since": since, "window": MAX_STEPS})
-            read = [(step, touched) for _, step, touched in rows if step is not None]
+            query = GENERATION_AND_CHANGES_VERSIONED if versioned else GENERATION_AND_CHANGES
+            rows = self.site.query(query, {"since": since, "window": MAX_STEPS})
+            read = [(row[1], row[2]) for row in rows if row[1] is not None]
 
             def steps(after: int, upto: int) -> list[Any]:
                 if after != since:  # another thread moved the memo meanwhile
@@ -47,7 +61,20 @@ class ContentGeneration:
             self.seen = generation
             self.site.forget_options()
         memo.catch_up(generation, steps)
+        if versioned and own_connection and rows:
+            self._read.last = (rows[0][-1], generation)
         return generation
+
+    def unchanged(self) -> int | None:
+        """On SQLite, the counter as this thread last read it on its own connection when no
+        connection has committed since (one ``PRAGMA data_version``, after publishing what is
+        due); None when it must be read (``__call__``). For the front's copies (front.py)."""
+        last = getattr(self._read, "last", None)
+        if last is None:
+            return None
+        publish_due_items(self.site)
+        version = self.site.data_version()
+        return last[1] if version is not None and version == last[0] else None
 
     def _steps(self, since: int, upto: int) -> list[Any]:
         return self.site.query(CHANGES_SINCE, {"since": since, "upto": upto})

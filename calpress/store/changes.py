@@ -179,6 +179,12 @@ GENERATION_AND_CHANGES = FastQuery(
     .order_by(changes_table.c.generation)
 )
 
+# SQLite: the same two reads with the connection's data_version as their last column, a number
+# that changes whenever another connection commits (content/generation.py's probe compares it).
+_DATA_VERSION = sa.literal_column("(SELECT data_version FROM pragma_data_version())").label("data_version")
+GENERATION_QUERY_VERSIONED = FastQuery(sa.select(counters.c.value, _DATA_VERSION).where(counters.c.name == CONTENT_GENERATION))
+GENERATION_AND_CHANGES_VERSIONED = FastQuery(GENERATION_AND_CHANGES.statement.add_columns(_DATA_VERSION))
+
 # The log's steps after ``since`` up to ``upto``, in order (store/memo.py reads them).
 CHANGES_SINCE = FastQuery(
     sa.select(changes_table.c.generation, changes_table.c.touched)

@@ -20,10 +20,22 @@ def soon(days: int, hour: int) -> dt.datetime:
 
 
 def pick(page, select_id: str, text: str) -> None:
-    """Choose ``text`` in a searchable select (Tom Select) as a user does: open it, type, Enter."""
-    page.click(f"#{select_id}-ts-control")
-    page.fill(f"#{select_id}-ts-control", text)
-    page.click(f"#{select_id}-ts-dropdown .option:has-text({text!r})")
+    """Choose ``text`` in a searchable select (Tom Select) as a user does: open it, type, click the
+    option shown. Under load the list was once seen closed again before the click (the option
+    there but hidden for 15 s; cause not found: the page's other scripts still loading is the
+    likely one); a user would open it again, and so does this, up to three times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    option = f"#{select_id}-ts-dropdown .option:has-text({text!r})"
+    for attempt in range(3):
+        page.click(f"#{select_id}-ts-control")
+        page.fill(f"#{select_id}-ts-control", text)
+        try:
+            page.click(option, timeout=5000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     page.keyboard.press("Escape")
 
 

@@ -93,6 +93,7 @@ class Site:
         self._local = threading.local()
         self._options: tuple[float, dict[str, Any]] | None = None
         self._fast_lock = threading.Lock()
+        self._fast_serial = 0
         self._fast_connections: list[Any] = []
         # Representations built from stored records, kept until those records change (store/memo.py;
         # caught up with the content counter by content/generation.py).
@@ -165,17 +166,24 @@ class Site:
         """Whether this thread is inside a ``read()`` or ``write()`` block (``query`` runs there)."""
         return getattr(self._local, "conn", None) is not None
 
-    def data_version(self) -> int | None:
+    def fast_connection_serial(self) -> int | None:
+        """Which query connection this thread holds (a number never given twice in this
+        process), None when it holds none: values read on one connection, such as SQLite's
+        data_version, compare only with values read on the same one."""
+        return getattr(self._local, "fast_serial", None) if getattr(self._local, "fast", None) is not None else None
+
+    def data_version(self) -> tuple[int, int] | None:
         """SQLite's ``PRAGMA data_version`` on this thread's query connection (the one ``query``
-        uses outside blocks): a number that changes whenever another connection, of this
-        process or another, commits. None on PostgreSQL, inside a block, or on an error."""
+        uses outside blocks), with that connection's serial (``fast_connection_serial``): the
+        number changes whenever another connection, of this process or another, commits. None
+        on PostgreSQL, inside a block, before the connection is opened, or on an error."""
         if not store_db.is_sqlite(self.engine) or self.in_transaction():
             return None
         driver = getattr(self._local, "fast", None)
         if driver is None:
             return None  # not opened yet: nothing was read on it to compare with
         try:
-            return int(driver.execute("PRAGMA data_version").fetchone()[0])
+            return getattr(self._local, "fast_serial", 0), int(driver.execute("PRAGMA data_version").fetchone()[0])
         except self.engine.dialect.loaded_dbapi.Error:
             self._close_fast_connection("fast")
             return None
@@ -193,6 +201,8 @@ class Site:
         setattr(self._local, kind, driver)
         with self._fast_lock:
             self._fast_connections.append(pooled)
+            self._fast_serial += 1
+            setattr(self._local, kind + "_serial", self._fast_serial)
         return driver
 
     def _close_fast_connection(self, kind: str) -> None:

@@ -168,3 +168,12 @@ def test_the_counter_is_known_unchanged_until_any_connection_commits(app, client
     assert generation.unchanged() is None
     second = generation()
     assert second > first and generation.unchanged() == second
+    # A data_version compares only with one read on the same connection: once the thread's query
+    # connection is replaced (after an error), the counter is read again, whatever the numbers.
+    from calpress.store.changes import GENERATION_QUERY
+
+    app.site._close_fast_connection("fast")
+    assert generation.unchanged() is None
+    app.site.query(GENERATION_QUERY)  # a new query connection, on which the counter was not read
+    assert app.site.data_version() is not None and generation.unchanged() is None
+    assert generation() == second and generation.unchanged() == second

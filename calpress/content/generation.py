@@ -33,7 +33,8 @@ class ContentGeneration:
         self.site = site
         self.seen: int | None = None
         self.versioned = is_sqlite(site.engine)
-        # Per thread, on SQLite: (data_version, counter) as last read on its own connection.
+        # Per thread, on SQLite: ((connection serial, data_version), counter) as last read on
+        # the thread's own query connection.
         self._read = threading.local()
 
     def __call__(self, request: Any = None) -> int:
@@ -62,7 +63,8 @@ class ContentGeneration:
             self.site.forget_options()
         memo.catch_up(generation, steps)
         if versioned and own_connection and rows:
-            self._read.last = (rows[0][-1], generation)
+            # read on this thread's query connection (Site.query outside blocks): its serial too
+            self._read.last = ((self.site.fast_connection_serial(), rows[0][-1]), generation)
         return generation
 
     def unchanged(self) -> int | None:

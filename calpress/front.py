@@ -67,6 +67,7 @@ from .admission import USER_KEY, Admission
 from .app import ANONYMOUS_BODY, REST_ROUTE_KEY, SHARED_KEY, body_timeout_error, create_app, tune_gc
 from .config import Settings, is_loopback, load_settings
 from .logs import REQUEST_ID
+from .rest.cache import GenerationCache
 from .rest.errors import RestError
 from .store.db import is_sqlite
 
@@ -177,21 +178,20 @@ _NOT_COPIED = ("HTTP_AUTHORIZATION", "HTTP_COOKIE", "HTTP_ORIGIN", "HTTP_IF_NONE
 
 class AnswerCopies:
     """Whole answers the app gave from its answer cache to requesters without credentials, by
-    request, each used while the content counter and the minute are those it was made under
-    (the answer cache's own rule, rest/cache.py); bounded in bytes, starting over when full."""
+    request and minute, each used while the content counter is the one it was made under (the
+    answer cache's own rule, rest/cache.py, on a ``GenerationCache`` of its own)."""
 
     def __init__(self, generation: Callable[[], int], max_bytes: int = 16 * 1024 * 1024) -> None:
         """``generation``: reads the content counter; its ``unchanged()``, when it has one, may
         say for less that it is as last read (SQLite's data_version, content/generation.py)."""
         self.generation = generation
         self.unchanged: Callable[[], int | None] = getattr(generation, "unchanged", lambda: None)
-        self.max_bytes = max_bytes
-        self._entries: dict[tuple[str, ...], tuple[int, int, int, list[tuple[str, str]], bytes, str | None]] = {}
-        self._bytes = 0
+        self._copies = GenerationCache(max_bytes)
 
     @staticmethod
-    def key(environ: dict[str, Any]) -> tuple[str, ...] | None:
-        """What an answer to ``environ`` can depend on, or None when it is not to be copied."""
+    def key(environ: dict[str, Any]) -> tuple[Any, ...] | None:
+        """What an answer to ``environ`` can depend on, the minute last, or None when it is not
+        to be copied."""
         if environ["REQUEST_METHOD"] != "GET" or environ.get("CONTENT_LENGTH", "0") not in ("", "0"):
             return None
         for name in _NOT_COPIED:
@@ -199,35 +199,23 @@ class AnswerCopies:
                 return None
         return (environ["PATH_INFO"], environ["QUERY_STRING"], environ["wsgi.url_scheme"], environ.get("HTTP_HOST", ""),
                 environ["SERVER_NAME"], environ["SERVER_PORT"], environ.get("HTTP_ACCEPT", ""),
-                environ.get("HTTP_ACCEPT_ENCODING", ""))
+                environ.get("HTTP_ACCEPT_ENCODING", ""), int(time.time() // 60))
 
-    def get(self, key: tuple[str, ...]) -> tuple[int, list[tuple[str, str]], bytes, str | None] | None:
-        """The copy for ``key`` when it is still current: (status, headers, body, route name)."""
-        found = self._entries.get(key)
-        if found is None:
-            return None
-        generation, minute, status, headers, body, route = found
-        if minute != int(time.time() // 60):
+    def get(self, key: tuple[Any, ...]) -> tuple[int, list[tuple[str, str]], bytes, str | None] | None:
+        """The copy for ``key`` when it is still current: (status, headers, body, route name).
+        The counter is read only when there is a copy to check."""
+        if key not in self._copies:
             return None
         current = self.unchanged()
-        if current is None:
-            current = self.generation()
-        if generation != current:
-            return None
-        return status, headers, body, route
+        return self._copies.get(key, self.generation() if current is None else current)
 
-    def put(self, key: tuple[str, ...], shared_under: tuple[int, int], status: int, headers: list[tuple[str, str]],
+    def put(self, key: tuple[Any, ...], shared_under: tuple[int, int], status: int, headers: list[tuple[str, str]],
             body: bytes, route: str | None) -> None:
+        """Keep an answer made under ``shared_under`` (generation, minute): under the minute the
+        app used, which may be later than the request's start."""
+        generation, minute = shared_under
         kept = [(name, value) for name, value in headers if name.lower() != "x-request-id"]
-        size = len(body) + 64 * len(kept)
-        if self._bytes + size > self.max_bytes:
-            self._entries.clear()
-            self._bytes = 0
-        previous = self._entries.get(key)
-        if previous is not None:
-            self._bytes -= len(previous[4]) + 64 * len(previous[3])
-        self._entries[key] = (shared_under[0], shared_under[1], status, kept, body, route)
-        self._bytes += size
+        self._copies.put((*key[:-1], minute), generation, (status, kept, body, route), len(body) + 64 * len(kept))
 
 
 class Front:
@@ -271,7 +259,7 @@ class Front:
             self.access_log.write(environ, answer[0], answer[1], time.perf_counter() - began)
             REQUEST_ID.reset(token)
 
-    def _answer_from_copy(self, environ: dict[str, Any], proto: Any, key: tuple[str, ...]) -> bool:
+    def _answer_from_copy(self, environ: dict[str, Any], proto: Any, key: tuple[Any, ...]) -> bool:
         """Answer from the copy kept for ``key`` when it is current; whether it was."""
         assert self.copies is not None
         try:
@@ -286,19 +274,17 @@ class Front:
         proto.response_bytes(status, [*headers, ("x-request-id", environ[REQUEST_ID_KEY])], body)
         return True
 
-    def _keep_copy(self, environ: dict[str, Any], key: tuple[str, ...], status: int, headers: Any, result: Any) -> None:
+    def _keep_copy(self, environ: dict[str, Any], key: tuple[Any, ...], status: int, headers: Any, result: Any) -> None:
         """Keep the app's answer when anyone sending this request without credentials gets it."""
-        shared_under = environ.get(SHARED_KEY)
+        shared_under = environ.get(SHARED_KEY)  # set only by the engine's answer cache
         if shared_under is None or status != 200 or not isinstance(result, bytes) or self.copies is None:
-            return
-        if self.reads_only is None or not self.reads_only(environ):
             return
         route = environ.get(ROUTE_KEY)
         if route is None and environ.get(REST_ROUTE_KEY) is not None and self.access_log is not None:
             route = self.access_log.route_name(environ)
         self.copies.put(key, shared_under, status, list(headers), result, route)
 
-    async def _serve(self, environ: dict[str, Any], proto: Any, key: tuple[str, ...] | None = None) -> None:
+    async def _serve(self, environ: dict[str, Any], proto: Any, key: tuple[Any, ...] | None = None) -> None:
         loop = asyncio.get_running_loop()
         try:
             environ["wsgi.input"] = await self._body(environ, proto, loop)

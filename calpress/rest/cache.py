@@ -41,6 +41,10 @@ class GenerationCache:
             self.observe(value is not None)
         return value
 
+    def __contains__(self, key: Any) -> bool:
+        """Whether a value is kept for ``key``, current or not (before reading the generation)."""
+        return key in self._entries
+
     def put(self, key: Any, generation: int, value: Any, size: int) -> None:
         with self._lock:
             if self._bytes + size > self.max_bytes:

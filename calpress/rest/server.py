@@ -280,6 +280,7 @@ class RestServer:
         endpoint = matched[0].endpoint_for(request.method)
         if endpoint is None or not endpoint.cache:
             return None
+        # (The minute last: ``respond`` marks shared answers with it.)
         key = (request.base_url, request.route, repr(sorted(request.query.items())), request.user_id, int(time.time() // 60))
         return key, self.generation(request)
 
@@ -288,16 +289,19 @@ class RestServer:
         if request.method == "OPTIONS":
             return self._options(request)
         cached = self._cache_key(request)
-        if cached is not None:
-            found = self.answers.get(*cached)
-            if found is not None:
-                request.shared_under = None if request.user_id else (cached[1], cached[0][-1])
-                return found
-            request.scope.generation = cached[1]  # handlers may key their own caches by it
-        response = self._respond(request)
-        if cached is not None and response.status < 400 and response.raw is None and isinstance(response.data, (dict, list)):
-            response = self.answers.put(cached[0], cached[1], response)
-            request.shared_under = None if request.user_id else (cached[1], cached[0][-1])
+        if cached is None:
+            return self._respond(request)
+        key, generation = cached
+        response = self.answers.get(key, generation)
+        if response is None:
+            request.scope.generation = generation  # handlers may key their own caches by it
+            response = self._respond(request)
+            if response.status >= 400 or response.raw is not None or not isinstance(response.data, (dict, list)):
+                return response
+            response = self.answers.put(key, generation, response)
+        # The answer cache's answer: the same for anyone sending this request alike (``serve``
+        # takes the mark back when the answer is the requester's own: nocache).
+        request.shared_under = (generation, key[-1])
         return response
 
     def _respond(self, request: RestRequest) -> RestResponse:

@@ -183,7 +183,7 @@ class Site:
         if driver is None:
             return None  # not opened yet: nothing was read on it to compare with
         try:
-            return getattr(self._local, "fast_serial", 0), int(driver.execute("PRAGMA data_version").fetchone()[0])
+            return self.fast_connection_serial() or 0, int(driver.execute("PRAGMA data_version").fetchone()[0])
         except self.engine.dialect.loaded_dbapi.Error:
             self._close_fast_connection("fast")
             return None

@@ -41,21 +41,21 @@ _OBJECT_TERMS_OF_TAXONOMY = (
 _UNLINK = sa.delete(term_links).where(term_links.c.object_id == sa.bindparam("object_id"),
                                       term_links.c.term_id.in_(sa.bindparam("ids", expanding=True)))
 _LINK = sa.insert(term_links)
-_LINK_IF_TERM = sa.insert(term_links).from_select(
-    ["object_id", "term_id", "position"],
-    sa.select(sa.bindparam("object_id", type_=term_links.c.object_id.type), terms.c.id, sa.literal(0, term_links.c.position.type))
-    .where(terms.c.id == sa.bindparam("term_id"), terms.c.taxonomy == sa.bindparam("taxonomy")),
-)
 
-# The same and the term's count one up, in one statement (a data-modifying WITH: PostgreSQL).
-# (Its binds are named apart from the columns of terms, which the UPDATE reserves.)
-_LINKED = (
-    sa.insert(term_links).from_select(
+
+def _link_if_term(term: str, taxonomy: str) -> sa.Insert:
+    """Link ``:object_id`` to the term ``:<term>`` if it is a term of the taxonomy ``:<taxonomy>``
+    (the binds' names given: an UPDATE of terms around it reserves its columns' names)."""
+    return sa.insert(term_links).from_select(
         ["object_id", "term_id", "position"],
         sa.select(sa.bindparam("object_id", type_=term_links.c.object_id.type), terms.c.id, sa.literal(0, term_links.c.position.type))
-        .where(terms.c.id == sa.bindparam("link_term"), terms.c.taxonomy == sa.bindparam("link_taxonomy")),
-    ).returning(term_links.c.term_id).cte("linked")
-)
+        .where(terms.c.id == sa.bindparam(term), terms.c.taxonomy == sa.bindparam(taxonomy)),
+    )
+
+
+_LINK_IF_TERM = _link_if_term("term_id", "taxonomy")
+# The same and the term's count one up, in one statement (a data-modifying WITH: PostgreSQL).
+_LINKED = _link_if_term("link_term", "link_taxonomy").returning(term_links.c.term_id).cte("linked")
 _LINK_IF_TERM_AND_COUNT = (
     sa.update(terms).where(terms.c.id.in_(sa.select(_LINKED.c.term_id)))
     .values(count=terms.c.count + 1).returning(terms.c.id)

@@ -14,7 +14,7 @@ file is taken, that writer hands the wait to its process's file waiter, a thread
 ``flock`` that the kernel wakes the moment the other process releases the lock, and waits for it
 with its deadline. (Polling the file every 0.2 to 1 ms instead, as this queue first did, left the
 lock free for half a poll on average at each hand-over: with 16 writers creating posts on 2
-workers, bench/workload.py measured 695-714 creations/s polling and 874-892/s woken.)
+workers, bench/workload.py measured 695-714 creations/s polling and 839-882/s woken.)
 
 Neither lock can make anything fail or wait for ever: a writer that has not got one within the
 busy timeout goes on without it, to ``BEGIN IMMEDIATE`` and SQLite's own busy handling, as

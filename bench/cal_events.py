@@ -4,7 +4,8 @@
     .venv/bin/python bench/cal_events.py --before REF [--tolerance 0.95] [--json results.json]
 
 Measures, each as a median of alternating rounds against the baseline's requests/s:
-- GET /cal/events/v1/events?per_page=10 (venue, organizers, terms embedded) with 1,000 events;
+- GET /cal/events/v1/events?per_page=10 (venue, organizers, terms embedded) with 1,000 events,
+  under /wp-json/ and at the site root (issue 35: 60% of the baseline each);
 - GET /cal/events/v1/events/{id} with 1,000 events;
 - the same listing with --large events stored (default 100,000), and its rate as a share of the
   1,000-event rate;

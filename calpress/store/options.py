@@ -6,6 +6,7 @@ Python value that was stored. Call these inside ``read_connection`` / ``write_tr
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,10 +31,24 @@ def get_option(conn: sa.Connection, name: str, default: Any = None, *, for_updat
     UPDATE``), for read-modify-write inside ``write_transaction``: PostgreSQL runs at READ
     COMMITTED, so without it two workers can both read the old value and one update is lost.
     SQLite needs no row lock (``BEGIN IMMEDIATE`` admits one writer at a time) and ignores it.
+    An option not stored yet has no row to lock: its name's advisory lock stands in, and the
+    row is read again under it (another writer may have stored it meanwhile).
     """
     stmt = _select_value_for_update if for_update else _select_value
     row = conn.execute(stmt, {"name": name}).first()
+    if row is None and for_update and conn.dialect.name == "postgresql":
+        scope = conn.info.get(_SCOPE)
+        if scope is None:
+            scope = conn.info[_SCOPE] = tuple(conn.execute(_WHERE).one())
+        key = zlib.crc32(f"calpress-option:{scope[0]}:{scope[1]}:{name}".encode())
+        conn.execute(_ADVISORY_LOCK, {"key": key})
+        row = conn.execute(stmt, {"name": name}).first()
     return default if row is None else row[0]
+
+
+_SCOPE = "calpress_option_scope"
+_WHERE = sa.text("SELECT current_database(), current_schema()")
+_ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
 
 
 def get_options(conn: sa.Connection, names: Iterable[str]) -> dict[str, Any]:

@@ -4,7 +4,10 @@ slugs, permalinks, the GUID, sample permalinks, and concurrent writers choosing 
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 
+import pytest
 import sqlalchemy as sa
 from item_support import HOME, create, ctx, in_threads, update
 
@@ -99,3 +102,66 @@ def test_concurrent_creates_get_distinct_slugs(site):
     with site.read() as conn:
         slugs = conn.execute(sa.select(posts.c.slug).where(posts.c.type == "post")).scalars().all()
     assert sorted(slugs) == sorted(["same-title", *[f"same-title-{n}" for n in range(2, 7)]])
+
+
+def test_concurrent_creates_of_titles_whose_slugs_meet_get_distinct_slugs(site):
+    """``Same``, ``Same 2`` and ``Same 2 2`` make the bases ``same``, ``same-2`` and ``same-2-2``,
+    each of which another's ``-N`` can reach: saved at once, they must still get distinct slugs
+    (on PostgreSQL they share one root's lock, same)."""
+    titles = ["Same", "Same 2", "Same", "Same 2 2", "Same 2", "Same"]
+    in_threads(len(titles), lambda n: create(site, title=titles[n]))
+    with site.read() as conn:
+        slugs = conn.execute(sa.select(posts.c.slug).where(posts.c.type == "post")).scalars().all()
+    assert len(slugs) == len(titles)
+    assert len(set(slugs)) == len(titles), slugs
+    assert {"same", "same-2", "same-2-2"} <= set(slugs)
+
+
+@pytest.mark.parametrize("db_leg", ["postgresql"], indirect=True)
+def test_a_slug_lock_holds_back_only_the_saves_whose_slugs_could_meet(site):
+    """A transaction that gave ``alpha-5`` holds back, until it ends, the saves whose slugs could
+    be one it may give or have given (made from ``alpha-5``, ``alpha-5-2`` or ``alpha``), not
+    the others (``alpha-6``, ``beta``), which used to wait for it too. Pages, which have no
+    default category whose count every new post updates (a row lock of its own)."""
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with site.write() as conn:
+            items.create_item(conn, ctx(site), site.registry.types["page"], items.ItemChanges(title="Alpha 5", status="publish"))
+            inside.set()
+            assert release.wait(10)
+
+    results: dict[str, str] = {}
+
+    def save(title):
+        results[title] = create(site, "page", title=title).slug
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    waiting = [threading.Thread(target=save, args=(title,)) for title in ("Alpha 5", "Alpha 5 2", "Alpha")]
+    try:
+        assert inside.wait(10)
+        for title in ("Beta", "Alpha 6"):
+            free = threading.Thread(target=save, args=(title,))
+            free.start()
+            free.join(10)
+        # done while the other transaction is still open
+        assert results == {"Beta": "beta", "Alpha 6": "alpha-6"}
+        for thread in waiting:
+            thread.start()
+        time.sleep(0.5)
+        assert set(results) == {"Beta", "Alpha 6"}  # the others wait for the holder
+    finally:
+        release.set()
+        holder.join(10)
+    for thread in waiting:
+        thread.join(10)
+    assert results["Alpha"] == "alpha"
+    # Whichever of "Alpha 5" and "Alpha 5 2" went first got alpha-5-2; the other then alpha-5-3
+    # ("Alpha 5") or alpha-5-2-2 ("Alpha 5 2").
+    first, second = ("Alpha 5", "Alpha 5 2") if results["Alpha 5"] == "alpha-5-2" else ("Alpha 5 2", "Alpha 5")
+    assert results[first] == "alpha-5-2"
+    assert results[second] == ("alpha-5-2-2" if second == "Alpha 5 2" else "alpha-5-3")
+    with site.read() as conn:
+        slugs = conn.execute(sa.select(posts.c.slug).where(posts.c.type == "page")).scalars().all()
+    assert sorted(slugs) == sorted(["alpha-5", *results.values()])

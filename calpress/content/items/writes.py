@@ -25,7 +25,7 @@ from .. import terms as term_store
 from ..slugs import sanitize_title, truncate_slug
 from ..taxonomies import DEFAULT_CATEGORY_ID
 from ..types import ContentType, default_comment_status
-from .permalinks import SLUGLESS_STATUSES, lock_slugs, permalink, remember_slug, unique_item_slug
+from .permalinks import SLUGLESS_STATUSES, permalink, remember_slug, unique_item_slug
 from .record import (
     DESIRED_SLUG_KEY,
     FORMAT_KEY,
@@ -313,7 +313,6 @@ def _save(
             meta[DESIRED_SLUG_KEY] = slug
             slug = truncate_slug(slug, 191) + "__trashed"
 
-    lock_slugs(conn, content_type)
     item_id = before.id if before is not None else 0
     current_slug = before.slug if before is not None else ""
     if slug and (status not in SLUGLESS_STATUSES or (changes.unique_draft_slug and changes.slug)):

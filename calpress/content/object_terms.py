@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
+from ..store.changes import counts_wait_for_bump, owe_term_count, pay_term_counts
 from ..store.changes import record as record_change
 from ..store.tables import posts, term_links, terms
 from .taxonomies import Taxonomy
@@ -85,7 +86,14 @@ def set_object_terms(
     if (new_object and not checked and counted and len(wanted) == 1 and conn.dialect.name == "postgresql"
             and conn.info.get(_COUNT_LATER) is None):
         # One term for a new object that counts in it (the default category of a new post): on
-        # PostgreSQL linked if it is a term of the taxonomy and counted, in one round trip.
+        # PostgreSQL linked if it is a term of the taxonomy, and counted with the transaction's
+        # bump of the content counter (store/changes.py), else in the same round trip.
+        if counts_wait_for_bump(conn):
+            if conn.execute(_LINK_IF_TERM, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name}).rowcount:
+                owe_term_count(conn, wanted[0])
+                record_change(conn, "term", "count", wanted[0])
+                return wanted
+            return []
         params = {"object_id": object_id, "link_term": wanted[0], "link_taxonomy": taxonomy.name}
         if conn.execute(_LINK_IF_TERM_AND_COUNT, params).scalars().all():
             record_change(conn, "term", "count", wanted[0])
@@ -119,6 +127,10 @@ def set_object_terms(
         if later is not None:
             later.added.update(changed)
             later.new_objects.add(object_id)
+        elif counts_wait_for_bump(conn):  # raised with the bump: see owe_term_count
+            for term_id in sorted(changed):
+                owe_term_count(conn, term_id)
+            record_change(conn, "term", "count", *sorted(changed))
         else:
             conn.execute(_COUNT_MORE, [{"term": term_id, "n": 1} for term_id in sorted(changed)])
             record_change(conn, "term", "count", *sorted(changed))
@@ -147,6 +159,7 @@ class _Counts:
     new_objects: set[int] = field(default_factory=set)
 
     def settle(self, conn: sa.Connection) -> None:
+        pay_term_counts(conn)
         if self.recount:
             _recount_in(conn, self.taxonomy, self.recount)
         added = self.added - self.recount
@@ -216,6 +229,7 @@ def _recount_in(conn: sa.Connection, taxonomy: Taxonomy, term_ids: Iterable[int]
 
 
 def _count(conn: sa.Connection, types: list[str], term_ids: list[int]) -> None:
+    pay_term_counts(conn)
     published = (
         sa.select(sa.func.count())
         .select_from(term_links.join(posts, posts.c.id == term_links.c.object_id))

@@ -35,7 +35,7 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from ..compat.formatting import sanitize_text_field
 from ..rest.errors import RestError
 from ..store import textsearch
-from ..store.changes import TERM_COUNT
+from ..store.changes import TERM_COUNT, pay_term_counts
 from ..store.changes import record as record_change
 from ..store.fast import Shapes, bind_list, in_binds, padded_size
 from ..store.tables import row_offset, term_links, terms
@@ -114,6 +114,7 @@ def get_term(conn: sa.Connection, term_id: int, taxonomy: str | None = None) -> 
     """The term ``term_id``, or None (also when it belongs to another taxonomy than ``taxonomy``)."""
     if not term_id or term_id < 0:
         return None
+    pay_term_counts(conn)
     stmt = sa.select(*_COLUMNS).where(terms.c.id == term_id)
     if taxonomy is not None:
         stmt = stmt.where(terms.c.taxonomy == taxonomy)
@@ -132,6 +133,7 @@ def get_terms(conn: sa.Connection, term_ids: Iterable[int]) -> dict[int, Term]:
     wanted = sorted({int(i) for i in term_ids if i})
     if not wanted:
         return {}
+    pay_term_counts(conn)
     rows = conn.execute(sa.select(*_COLUMNS).where(terms.c.id.in_(wanted))).all()
     return {row.id: _term(row) for row in rows}
 
@@ -303,6 +305,7 @@ def _ordering(conn: sa.Connection, query: TermQuery, slugs: list[str]) -> list[A
 def query_terms(conn: sa.Connection, registry: ContentRegistry, query: TermQuery) -> tuple[list[Term], int]:
     """One page of terms and the number of terms matching without paging (two queries)."""
     taxonomy = _taxonomy_or_error(registry, query.taxonomy)
+    pay_term_counts(conn)
     conditions, slugs = _conditions(conn, query, taxonomy)
     total = conn.execute(sa.select(sa.func.count()).select_from(terms).where(*conditions)).scalar_one()
     if query.limit is not None and (query.limit <= 0 or query.offset >= total):

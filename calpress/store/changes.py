@@ -33,7 +33,7 @@ import sqlalchemy as sa
 
 from .fast import FastQuery
 from .tables import changes as changes_table
-from .tables import counters
+from .tables import counters, terms
 
 Kind = Literal["item", "term", "comment", "user", "option"]
 KINDS: tuple[Kind, ...] = ("item", "term", "comment", "user", "option")
@@ -57,6 +57,8 @@ class Change:
 # Set on a connection while ``one_bump`` holds its transaction; the other marks a bump owed.
 _ONE_BUMP = "calpress_one_bump"
 _OWED = "calpress_bump_owed"
+# Term ids -> how much their counts go up with the transaction's bump (owe_term_count).
+_COUNTS_OWED = "calpress_counts_owed"
 
 
 def record(conn: sa.Connection, kind: Kind, action: str, *ids: int | str) -> None:
@@ -81,6 +83,28 @@ def one_bump(conn: sa.Connection) -> Iterator[None]:
     finally:
         conn.info.pop(_ONE_BUMP, None)
         conn.info.pop(_OWED, None)
+        conn.info.pop(_COUNTS_OWED, None)
+
+
+def counts_wait_for_bump(conn: sa.Connection) -> bool:
+    """Whether a term count may be left to the counter's bump (:func:`owe_term_count`): on
+    PostgreSQL inside :func:`one_bump`, outside savepoints."""
+    return conn.dialect.name == "postgresql" and bool(conn.info.get(_ONE_BUMP)) and not conn.in_nested_transaction()
+
+
+def owe_term_count(conn: sa.Connection, term_id: int) -> None:
+    """Leave ``term_id``'s count one up to the counter's bump, which raises it in the same
+    statement; only where :func:`counts_wait_for_bump` says so. A count's UPDATE locks the term's row until the commit: the default
+    category of every new post, counted when the post was linked to it, held each post's
+    creation in line behind the previous one's from that moment to its commit; counted with the
+    bump, only from there, as the counter's own row does already. A read of the count inside the
+    transaction, another change of it, or a savepoint (store/db.py) pays what is owed first
+    (:func:`pay_term_counts`)."""
+    if not counts_wait_for_bump(conn):
+        raise RuntimeError("a term count waits for the bump only where counts_wait_for_bump says so")
+    owed: dict[int, int] = conn.info.setdefault(_COUNTS_OWED, {})
+    owed[term_id] = owed.get(term_id, 0) + 1
+    conn.info[_OWED] = True
 
 
 def settle(conn: sa.Connection) -> None:
@@ -102,8 +126,15 @@ def _bump(conn: sa.Connection, name: str) -> None:
     """Move the counter one step and log what the transaction changed so far, in one statement
     (migration 0009 says how); every CHANGES_KEPT steps, the log's oldest steps go."""
     touched = touched_text(conn.info.get(_PENDING, ()))
+    params: dict[str, object] = {"touched": touched}
     statement = _BUMP_POSTGRESQL if conn.dialect.name == "postgresql" else _BUMP_SQLITE
-    generation = conn.execute(statement, {"touched": touched}).scalar()
+    owed = conn.info.get(_COUNTS_OWED)
+    if owed and not conn.in_nested_transaction():  # inside a savepoint they wait for the outer bump
+        conn.info.pop(_COUNTS_OWED)
+        ids = sorted(owed)
+        statement = _COUNT_AND_BUMP_POSTGRESQL
+        params.update(ids=ids, steps=[owed[i] for i in ids])
+    generation = conn.execute(statement, params).scalar()
     if generation is None:  # no counter row (a database made without the first migration's)
         conn.execute(sa.insert(counters).values(name=name, value=1))
         conn.execute(sa.insert(changes_table).values(generation=1, touched=touched))
@@ -119,6 +150,21 @@ EVERYTHING = "*"
 # The log's name for the changed counts of terms (``record(conn, "term", "count", ...)``).
 TERM_COUNT = "term_count"
 
+def pay_term_counts(conn: sa.Connection) -> None:
+    """Raise now the term counts this transaction owes (:func:`owe_term_count`): before a count
+    is read, counted again or raised otherwise within the transaction."""
+    owed = conn.info.pop(_COUNTS_OWED, None)
+    if owed:
+        ids = sorted(owed)
+        conn.execute(_PAY_COUNTS, {"ids": ids, "steps": [owed[i] for i in ids]})
+
+
+_OWED_STEPS = (f"UPDATE {terms.name} SET count = {terms.name}.count + owed.step "
+               "FROM unnest(CAST(:ids AS bigint[]), CAST(:steps AS bigint[])) AS owed(id, step) "
+               f"WHERE {terms.name}.id = owed.id")
+_PAY_COUNTS = sa.text(_OWED_STEPS)
+
+
 _BUMP_SQLITE = sa.text(
     "INSERT INTO changes (generation, touched) SELECT value + 1, :touched FROM counters WHERE name = 'content' "
     "RETURNING generation"
@@ -128,6 +174,13 @@ _BUMP_POSTGRESQL = sa.text(
     "INSERT INTO changes (generation, touched) SELECT value, :touched FROM moved RETURNING generation"
 )
 _PRUNE = sa.delete(changes_table).where(changes_table.c.generation <= sa.bindparam("oldest"))
+# _BUMP_POSTGRESQL with the term counts owed raised first (the terms' rows then the counter's, the
+# order every transaction locks them in: counts are raised before the bump, never after).
+_COUNT_AND_BUMP_POSTGRESQL = sa.text(
+    f"WITH counted AS ({_OWED_STEPS} RETURNING 1), "
+    "moved AS (UPDATE counters SET value = value + 1 WHERE name = 'content' RETURNING value) "
+    "INSERT INTO changes (generation, touched) SELECT value, :touched FROM moved RETURNING generation"
+)
 
 
 def touched_text(recorded: Iterable[Change]) -> str:

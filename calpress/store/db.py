@@ -41,6 +41,7 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 
+from .changes import pay_term_counts
 from .writers import WriterQueue, writer_queue
 
 MIGRATIONS = "calpress.store:migrations"
@@ -114,7 +115,7 @@ def create_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
     connect_args: dict[str, Any] = {}
     if "application_name" not in parsed.query:
         connect_args["application_name"] = "calpress"
-    return sa.create_engine(
+    engine = sa.create_engine(
         parsed,
         pool_size=pool_size or DEFAULT_POOL_SIZE,
         max_overflow=10,
@@ -124,6 +125,10 @@ def create_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
         connect_args=connect_args,
         **json_args,
     )
+    # Term counts a transaction left to its bump (store/changes.py) are raised before a savepoint
+    # starts, so that rolling the savepoint back cannot take them along.
+    sa.event.listen(engine, "savepoint", lambda conn, _name: pay_term_counts(conn))
+    return engine
 
 
 def _python_lower(value: Any) -> Any:

@@ -167,3 +167,61 @@ def test_concurrent_sticky_and_meta_updates_are_not_lost(site):
     in_threads(len(keys), lambda n: update(site, target, meta={keys[n]: f"v{n}"}))
     meta = stored(site, target.id).meta
     assert {key: meta.get(key) for key in keys} == {key: f"v{n}" for n, key in enumerate(keys)}
+
+
+def _default_category_count(site):
+    with site.read() as conn:
+        return terms.get_term(conn, 1).count
+
+
+def test_counts_left_to_the_bump_are_right_after_savepoints_and_recounts(site):
+    """A new post's default category is counted with the transaction's bump on PostgreSQL
+    (store/changes.py owe_term_count): the count is right after the commit, also when a
+    savepoint rolled back in between, when the count was read or counted again inside the
+    transaction, and when the transaction rolled back."""
+    create(site, title="Zero")  # makes the default category
+    start = _default_category_count(site)
+    with site.write() as conn:
+        items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="One", status="publish"))
+        with conn.begin_nested() as savepoint:
+            items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="Gone", status="publish"))
+            savepoint.rollback()
+        items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="Two", status="publish"))
+        assert terms.get_term(conn, 1).count == start + 2  # read inside: what is owed is raised first
+        items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="Three", status="publish"))
+        terms.object_terms.recount(conn, site.registry, [1])
+    assert _default_category_count(site) == start + 3
+    with pytest.raises(RuntimeError), site.write() as conn:
+        items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="Four", status="publish"))
+        raise RuntimeError("rolled back")
+    assert _default_category_count(site) == start + 3
+
+
+@pytest.mark.parametrize("db_leg", ["postgresql"], indirect=True)
+def test_a_new_post_does_not_hold_its_category_until_its_commit(site):
+    """On PostgreSQL a transaction that created a post in the default category does not keep
+    the next post's creation waiting (the category's count is raised with the bump, at the end)."""
+    import threading
+
+    create(site, title="First")  # makes the default category
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with site.write() as conn:
+            items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="Held", status="publish"))
+            inside.set()
+            assert release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    done = []
+    try:
+        assert inside.wait(10)
+        other = threading.Thread(target=lambda: done.append(create(site, title="Free")))
+        other.start()
+        other.join(10)
+        assert len(done) == 1
+    finally:
+        release.set()
+        holder.join(10)
+    assert _default_category_count(site) == 3

@@ -220,10 +220,12 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
     instead of failing; they wait their turn in the site's writer queue (store/writers.py)
     first, which wakes the next writer as soon as the previous one ends."""
     queue = _writer_queue(engine)
-    with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext(), engine.connect() as conn:
+    # The connection is taken from the pool before the turn and goes back after it: the turn
+    # covers only the transaction (on SQLite, the site's one writer's time).
+    with engine.connect() as conn:
         if is_sqlite(engine):
             conn.execution_options(**{_WRITE_OPTION: True})
-        with conn.begin():
+        with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext(), conn.begin():
             yield conn
 
 

@@ -456,8 +456,10 @@ class ContentController:
             raise RestError("rest_post_exists", "Cannot create existing post.", status=400)
         changes = self.changes_from(request, None)
         request.set_param("context", "edit")
+        ctx = context_of(request)
+        prepared = item_service.prepare_create(ctx, self.type, changes)  # before the writers' turn
         with self.site.write() as conn:
-            item = item_service.create_item(conn, context_of(request), self.type, changes)
+            item = item_service.create_item(conn, ctx, self.type, changes, prepared=prepared)
             # What the answer needs, read in the same transaction; a new item has no revisions,
             # and a slug made from its title now is the one its title would get (generated_slug).
             from_title = changes.slug is None and bool(item.title) and bool(item.slug)

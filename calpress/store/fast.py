@@ -23,7 +23,9 @@ _Compiled = tuple[str, "tuple[str, ...] | None", list[tuple[int, Any]], type, di
 
 
 class FastQuery:
-    """A SELECT run on the raw DBAPI cursor. Parameters are ``sa.bindparam`` names.
+    """A SELECT (or an INSERT or UPDATE with RETURNING) run on the raw DBAPI cursor. Parameters
+    are ``sa.bindparam`` names; an INSERT or UPDATE names every value it writes as a bind (no
+    column default of SQLAlchemy's is applied here), and a missing one fails.
 
     ``generic_plan``: the statement's plan holds for any values (rows found by their keys, or
     an ordered index range read up to a LIMIT), so PostgreSQL may plan it once per connection
@@ -48,7 +50,12 @@ class FastQuery:
             positions = tuple(compiled.positiontup) if compiled.positional else None
             processors: list[Any] = []
             names: list[str] = []
-            for column in self.statement.selected_columns:
+            columns = getattr(self.statement, "selected_columns", None)
+            if columns is None:  # an INSERT or UPDATE: what it RETURNs
+                columns = self.statement.exported_columns
+                if not len(columns):
+                    raise ValueError("a FastQuery INSERT or UPDATE needs RETURNING (its rows are fetched)")
+            for column in columns:
                 column_type = column.type.dialect_impl(dialect)
                 processors.append(column_type.result_processor(dialect, None))
                 names.append(column.key)

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from ..store.changes import counts_wait_for_bump, owe_term_count, pay_term_counts
 from ..store.changes import record as record_change
+from ..store.fast import FastQuery
 from ..store.tables import posts, term_links, terms
 from .taxonomies import Taxonomy
 
@@ -54,7 +55,8 @@ def _link_if_term(term: str, taxonomy: str) -> sa.Insert:
     )
 
 
-_LINK_IF_TERM = _link_if_term("term_id", "taxonomy")
+# On the driver, RETURNING what it linked (a new post's default category).
+_LINK_IF_TERM_FAST = FastQuery(_link_if_term("term_id", "taxonomy").returning(term_links.c.term_id))
 # The same and the term's count one up, in one statement (a data-modifying WITH: PostgreSQL).
 _LINKED = _link_if_term("link_term", "link_taxonomy").returning(term_links.c.term_id).cte("linked")
 _LINK_IF_TERM_AND_COUNT = (
@@ -89,7 +91,7 @@ def set_object_terms(
         # PostgreSQL linked if it is a term of the taxonomy, and counted with the transaction's
         # bump of the content counter (store/changes.py), else in the same round trip.
         if counts_wait_for_bump(conn):
-            if conn.execute(_LINK_IF_TERM, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name}).rowcount:
+            if _LINK_IF_TERM_FAST.rows(conn, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name}):
                 owe_term_count(conn, wanted[0])
                 record_change(conn, "term", "count", wanted[0])
                 return wanted
@@ -102,8 +104,8 @@ def set_object_terms(
     if new_object and not checked and len(wanted) == 1:
         # One term for a new object (the default category of a new post): linked only if it is
         # a term of the taxonomy, checked and linked in one statement.
-        inserted = conn.execute(_LINK_IF_TERM, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name})
-        linked = wanted if inserted.rowcount else []
+        inserted = _LINK_IF_TERM_FAST.rows(conn, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name})
+        linked = wanted if inserted else []
         previous: list[int] = []
     else:
         valid: set[int] = set(wanted) if checked else set()

@@ -134,7 +134,8 @@ def _bump(conn: sa.Connection, name: str) -> None:
         ids = sorted(owed)
         statement = _COUNT_AND_BUMP_POSTGRESQL
         params.update(ids=ids, steps=[owed[i] for i in ids])
-    generation = conn.execute(statement, params).scalar()
+    rows = statement.rows(conn, params)
+    generation = rows[0][0] if rows else None
     if generation is None:  # no counter row (a database made without the first migration's)
         conn.execute(sa.insert(counters).values(name=name, value=1))
         conn.execute(sa.insert(changes_table).values(generation=1, touched=touched))
@@ -165,22 +166,23 @@ _OWED_STEPS = (f"UPDATE {terms.name} SET count = {terms.name}.count + owed.step 
 _PAY_COUNTS = sa.text(_OWED_STEPS)
 
 
-_BUMP_SQLITE = sa.text(
+# The bumps run on the driver (FastQuery), as one of them ends every write transaction.
+_BUMP_SQLITE = FastQuery(sa.text(
     "INSERT INTO changes (generation, touched) SELECT value + 1, :touched FROM counters WHERE name = 'content' "
     "RETURNING generation"
-)
-_BUMP_POSTGRESQL = sa.text(
+).columns(changes_table.c.generation))
+_BUMP_POSTGRESQL = FastQuery(sa.text(
     "WITH moved AS (UPDATE counters SET value = value + 1 WHERE name = 'content' RETURNING value) "
     "INSERT INTO changes (generation, touched) SELECT value, :touched FROM moved RETURNING generation"
-)
+).columns(changes_table.c.generation))
 _PRUNE = sa.delete(changes_table).where(changes_table.c.generation <= sa.bindparam("oldest"))
 # _BUMP_POSTGRESQL with the term counts owed raised first (the terms' rows then the counter's, the
 # order every transaction locks them in: counts are raised before the bump, never after).
-_COUNT_AND_BUMP_POSTGRESQL = sa.text(
+_COUNT_AND_BUMP_POSTGRESQL = FastQuery(sa.text(
     f"WITH counted AS ({_OWED_STEPS} RETURNING 1), "
     "moved AS (UPDATE counters SET value = value + 1 WHERE name = 'content' RETURNING value) "
     "INSERT INTO changes (generation, touched) SELECT value, :touched FROM moved RETURNING generation"
-)
+).columns(changes_table.c.generation))
 
 
 def touched_text(recorded: Iterable[Change]) -> str:

@@ -25,6 +25,7 @@ from .store import options as store_options
 from .store.changes import Change, one_bump
 from .store.changes import settle as settle_changes
 from .store.changes import take as take_changes
+from .store.checkpoints import Checkpointer
 from .store.fast import FastQuery
 from .store.memo import Memo
 from .store.tables import options as options_table
@@ -88,7 +89,17 @@ class Site:
         self.storage: Storage = build_storage(settings)
         # Each request thread holds at most a read, a write and its hot-path query connection.
         pool_size = max(5, 3 * settings.threads)
-        self.engine = engine if engine is not None else store_db.create_engine(settings.database_url, pool_size=pool_size)
+        self.engine = engine if engine is not None else store_db.create_engine(
+            settings.database_url, pool_size=pool_size, background_checkpoints=True)
+        # SQLite files: this process's checkpoints, out of the writers' turn (store/checkpoints.py);
+        # only for an engine built here, with in-line checkpoints put off.
+        database = self.engine.url.database or ""
+        self._checkpoints = (
+            Checkpointer(database)
+            if engine is None and store_db.is_sqlite(self.engine) and database not in ("", ":memory:")
+            and not database.startswith("file:") and self.engine.url.query.get("mode") != "memory"
+            else None
+        )
         self._app_passwords_in_use = False
         self._local = threading.local()
         self._options: tuple[float, dict[str, Any]] | None = None
@@ -137,6 +148,8 @@ class Site:
             finally:
                 self._local.conn = outer
                 recorded = take_changes(conn)
+        if self._checkpoints is not None:
+            self._checkpoints.nudge()
         if recorded:
             for listener in self.change_listeners:
                 listener(recorded)
@@ -221,6 +234,8 @@ class Site:
             held, self._fast_connections = self._fast_connections, []
         for pooled in held:
             pooled.invalidate()
+        if self._checkpoints is not None:
+            self._checkpoints.close()
         self.engine.dispose()
         self.http.close()
         self.storage.close()

@@ -42,6 +42,7 @@ import orjson
 import sqlalchemy as sa
 
 from .changes import pay_term_counts
+from .checkpoints import INLINE_PAGES
 from .writers import WriterQueue, writer_queue
 
 MIGRATIONS = "calpress.store:migrations"
@@ -99,19 +100,21 @@ def _json_loads(value: Any) -> Any:
     return orjson.loads(value)
 
 
-def create_engine(url: str, *, pool_size: int | None = None) -> sa.Engine:
+def create_engine(url: str, *, pool_size: int | None = None, background_checkpoints: bool = False) -> sa.Engine:
     """An engine for ``url`` (see ``normalize_url``), set up for calpress.
 
     SQLite: WAL journal, ``foreign_keys=ON``, a 5 s busy timeout and ``synchronous=NORMAL`` on
     every new connection; the parent folder of the file is created when missing. PostgreSQL:
     psycopg 3 with a pool of ``pool_size`` connections (default 5, plus 10 overflow) and no
-    pre-ping on checkout.
+    pre-ping on checkout. ``background_checkpoints`` (SQLite files): the process checkpoints
+    from a thread of its own (store/checkpoints.py), so commits checkpoint in line only past
+    ``checkpoints.INLINE_PAGES`` pages of log.
     """
     url = normalize_url(url)
     parsed = sa.make_url(url)
     json_args: dict[str, Any] = {"json_serializer": _json_dumps, "json_deserializer": _json_loads}
     if parsed.get_backend_name() == "sqlite":
-        return _create_sqlite_engine(parsed, pool_size, json_args)
+        return _create_sqlite_engine(parsed, pool_size, json_args, background_checkpoints)
     connect_args: dict[str, Any] = {}
     if "application_name" not in parsed.query:
         connect_args["application_name"] = "calpress"
@@ -135,7 +138,7 @@ def _python_lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
-def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict[str, Any]) -> sa.Engine:
+def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict[str, Any], background_checkpoints: bool = False) -> sa.Engine:
     database = parsed.database or ""
     in_memory = database in ("", ":memory:") or parsed.query.get("mode") == "memory"
     kwargs: dict[str, Any] = dict(json_args)
@@ -162,6 +165,8 @@ def _create_sqlite_engine(parsed: sa.URL, pool_size: int | None, json_args: dict
                 _switch_to_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = ON")
+            if background_checkpoints and not in_memory:
+                cursor.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
         finally:
             cursor.close()
         # SQLite's lower() folds ASCII only; sorts that must follow Python's str.lower (and so

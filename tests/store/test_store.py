@@ -767,3 +767,27 @@ def test_the_revisions_read_without_alembic_are_alembics() -> None:
     assert db.is_known_revision("0001") and not db.is_known_revision("9999")
     code = "import sys, calpress.app, calpress.cli; print(any(m.startswith(('alembic', 'mako')) for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("db_leg", ["sqlite"], indirect=True)
+def test_a_sites_commits_are_checkpointed_by_its_own_thread(app) -> None:
+    """A site's SQLite connections checkpoint in line only past INLINE_PAGES pages of log; the
+    process's checkpoint thread copies what its commits logged into the database file within
+    moments, out of the writers' turn (store/checkpoints.py)."""
+    from calpress.store import checkpoints
+
+    site = app.site
+    path = site.engine.url.database
+    with site.read() as conn:
+        assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == checkpoints.INLINE_PAGES
+    time.sleep(checkpoints.PAUSE * 4)  # what the site's start wrote is copied
+    before = os.path.getsize(path)
+    for n in range(150):  # some 150 commits, far fewer log pages than INLINE_PAGES
+        with site.write() as conn:
+            options.set_option(conn, f"bulky_{n}", "x" * 3000)
+    deadline = time.monotonic() + 10
+    while os.path.getsize(path) < before + 150 * 3000 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert os.path.getsize(path) >= before + 150 * 3000
+    with site.read() as conn:
+        assert conn.exec_driver_sql("SELECT COUNT(*) FROM options WHERE name LIKE 'bulky_%'").scalar() == 150

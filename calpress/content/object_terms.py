@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from ..store.changes import counts_wait_for_bump, owe_term_count, pay_term_counts
 from ..store.changes import record as record_change
-from ..store.fast import FastQuery
+from ..store.fast import FastQuery, Shapes, bind_list, in_binds, padded_size
 from ..store.tables import posts, term_links, terms
 from .taxonomies import Taxonomy
 
@@ -134,8 +134,9 @@ def set_object_terms(
                 owe_term_count(conn, term_id)
             record_change(conn, "term", "count", *sorted(changed))
         else:
-            conn.execute(_COUNT_MORE, [{"term": term_id, "n": 1} for term_id in sorted(changed)])
-            record_change(conn, "term", "count", *sorted(changed))
+            ids = sorted(changed)
+            _COUNT_ONE_MORE(padded_size(len(ids))).rows(conn, bind_list("terms", ids))
+            record_change(conn, "term", "count", *ids)
     elif later is not None:
         later.recount.update(changed)
     else:
@@ -144,6 +145,9 @@ def set_object_terms(
 
 
 _COUNT_LATER = "calpress_terms_count_later"
+# Each of some terms' counts one up, on the driver (a FastQuery per number of terms, padded).
+_COUNT_ONE_MORE = Shapes(lambda size: sa.update(terms).where(in_binds(terms.c.id, "terms", size))
+                         .values(count=terms.c.count + 1).returning(terms.c.id))
 _COUNT_MORE = sa.update(terms).where(terms.c.id == sa.bindparam("term")).values(count=terms.c.count + sa.bindparam("n"))
 
 

@@ -42,7 +42,13 @@ _OBJECT_TERMS_OF_TAXONOMY = (
 )
 _UNLINK = sa.delete(term_links).where(term_links.c.object_id == sa.bindparam("object_id"),
                                       term_links.c.term_id.in_(sa.bindparam("ids", expanding=True)))
-_LINK = sa.insert(term_links)
+# Some links of one object in one INSERT, on the driver (a FastQuery per number of rows).
+_LINK_ROWS = Shapes(lambda size: sa.insert(term_links).values([
+    {"object_id": sa.bindparam(f"lo_{n}", type_=term_links.c.object_id.type),
+     "term_id": sa.bindparam(f"lt_{n}", type_=term_links.c.term_id.type),
+     "position": sa.bindparam(f"lp_{n}", type_=term_links.c.position.type)}
+    for n in range(size)
+]).returning(term_links.c.term_id))
 
 
 def _link_if_term(term: str, taxonomy: str) -> sa.Insert:
@@ -118,8 +124,10 @@ def set_object_terms(
         if previous:
             conn.execute(_UNLINK, {"object_id": object_id, "ids": list(previous)})
         if linked:
-            conn.execute(_LINK, [{"object_id": object_id, "term_id": term_id, "position": index}
-                                 for index, term_id in enumerate(linked)])
+            params = {}
+            for index, term_id in enumerate(linked):
+                params.update({f"lo_{index}": object_id, f"lt_{index}": term_id, f"lp_{index}": index})
+            _LINK_ROWS(len(linked)).rows(conn, params)
     changed = set(previous) ^ set(linked)
     if not changed or (new_object and counted is False):
         return linked

@@ -15,7 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from ...store.fast import FastQuery, bind_list, in_binds
+from ...store.fast import FastQuery, Shapes, bind_list, in_binds
 from ...store.tables import posts
 from ..slugs import sanitize_title, unique_slug
 from ..types import ContentType
@@ -374,16 +374,13 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType, base: str | None 
     missing = [(key, exclusive) for key, exclusive in wanted if not holds(key, exclusive)]
     if not missing:
         return
-    calls, params = [], {}
-    for n, (key, exclusive) in enumerate(missing):
-        mode = "" if exclusive else "_shared"
+    params: dict[str, int] = {}
+    for n, (key, _exclusive) in enumerate(missing):
         if key == type_key:
-            calls.append(f"pg_advisory_xact_lock{mode}(:k{n})")
             params[f"k{n}"] = key
         else:
-            calls.append(f"pg_advisory_xact_lock{mode}(:k{n}a, :k{n}b)")
             params[f"k{n}a"], params[f"k{n}b"] = key
-    conn.execute(sa.text("SELECT " + ", ".join(calls)), params)
+    _LOCKS(*((key == type_key, exclusive) for key, exclusive in missing)).rows(conn, params)
     for key, exclusive in missing:
         held[key] = (taker, exclusive)
 
@@ -392,6 +389,20 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType, base: str | None 
 # saves take the type's lock.
 _KEYED_MAX = 150
 _LAST_NUMBER = re.compile(r"-[0-9]+$")
+
+
+def _locks_statement(*shape: tuple[bool, bool]) -> Any:
+    """``SELECT pg_advisory_xact_lock[_shared](...), ...`` for locks of these kinds ((the type's
+    one-number key or a slug's two numbers, exclusive), in order), run on the driver."""
+    calls = []
+    for n, (whole_type, exclusive) in enumerate(shape):
+        mode = "" if exclusive else "_shared"
+        calls.append(f"pg_advisory_xact_lock{mode}(:k{n})" if whole_type else f"pg_advisory_xact_lock{mode}(:k{n}a, :k{n}b)")
+    return sa.text("SELECT " + ", ".join(f"{call} IS NULL AS l{n}" for n, call in enumerate(calls))).columns(
+        *(sa.column(f"l{n}", sa.Boolean) for n in range(len(calls))))
+
+
+_LOCKS = Shapes(_locks_statement)
 
 
 def _slug_key(space: str, slug: str) -> tuple[int, int]:

@@ -79,7 +79,7 @@ def one_bump(conn: sa.Connection) -> Iterator[None]:
     conn.info[_ONE_BUMP] = True
     try:
         yield
-        settle(conn)
+        settle(conn, last=True)
     finally:
         conn.info.pop(_ONE_BUMP, None)
         conn.info.pop(_OWED, None)
@@ -107,11 +107,13 @@ def owe_term_count(conn: sa.Connection, term_id: int) -> None:
     conn.info[_OWED] = True
 
 
-def settle(conn: sa.Connection) -> None:
+def settle(conn: sa.Connection, *, last: bool = False) -> None:
     """Bump the counter now if a write of this transaction still owes it. Inside a savepoint the
-    debt stays, as the savepoint may roll the bump back: the transaction's end bumps again."""
+    debt stays, as the savepoint may roll the bump back: the transaction's end bumps again.
+    ``last``: nothing else runs in the transaction, which on PostgreSQL commits in the bump's
+    round trip (FastQuery.rows_and_commit)."""
     if conn.info.get(_OWED):
-        _bump(conn, CONTENT_GENERATION)
+        _bump(conn, CONTENT_GENERATION, commit=last)
         if not conn.in_nested_transaction():
             conn.info.pop(_OWED, None)
 
@@ -122,7 +124,7 @@ def take(conn: sa.Connection) -> list[Change]:
     return conn.info.pop(_PENDING, [])
 
 
-def _bump(conn: sa.Connection, name: str) -> None:
+def _bump(conn: sa.Connection, name: str, *, commit: bool = False) -> None:
     """Move the counter one step and log what the transaction changed so far, in one statement
     (migration 0009 says how); every CHANGES_KEPT steps, the log's oldest steps go."""
     touched = touched_text(conn.info.get(_PENDING, ()))
@@ -134,8 +136,10 @@ def _bump(conn: sa.Connection, name: str) -> None:
         ids = sorted(owed)
         statement = _COUNT_AND_BUMP_POSTGRESQL
         params.update(ids=ids, steps=[owed[i] for i in ids])
-    rows = statement.rows(conn, params)
+    rows = statement.rows_and_commit(conn, params) if commit else statement.rows(conn, params)
     generation = rows[0][0] if rows else None
+    # (Committed on PostgreSQL with ``commit``: what follows runs in a transaction of its own,
+    # which the caller's end commits.)
     if generation is None:  # no counter row (a database made without the first migration's)
         conn.execute(sa.insert(counters).values(name=name, value=1))
         conn.execute(sa.insert(changes_table).values(generation=1, touched=touched))

@@ -79,10 +79,20 @@ class FastQuery:
             conn.begin()
         return self.run(conn.connection.driver_connection, conn.dialect, params, raw=raw)
 
-    def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None, *, raw: bool = False) -> list[Any]:
+    def rows_and_commit(self, conn: sa.Connection, params: dict[str, Any] | None = None) -> list[Any]:
+        """:meth:`rows` for the last statement of ``conn``'s transaction, committed in the same
+        round trip on PostgreSQL (the transaction's end then finds nothing left to commit: psycopg
+        sends no COMMIT for a connection with no transaction open). Elsewhere, :meth:`rows`."""
+        if conn.dialect.name != "postgresql" or conn.in_nested_transaction() or not conn.in_transaction():
+            return self.rows(conn, params)
+        return self.run(conn.connection.driver_connection, conn.dialect, params, commit=True)
+
+    def run(self, driver_connection: Any, dialect: sa.Dialect, params: dict[str, Any] | None = None, *, raw: bool = False,
+            commit: bool = False) -> list[Any]:
         """All rows, on a driver (DBAPI) connection: for callers holding a pooled raw connection.
         ``raw``: the driver's rows as they come, for a caller that converts only some of them
-        (:meth:`convert`)."""
+        (:meth:`convert`). ``commit`` (psycopg only): the transaction's COMMIT sent right behind
+        the statement, in one round trip (psycopg's pipeline mode); the rows come once it is done."""
         sql, positions, converted, row_type, defaults, binds = self._compile(dialect)
         bound: Any = {**defaults, **params} if params else defaults
         if binds:
@@ -95,7 +105,12 @@ class FastQuery:
             bound = tuple(bound[name] for name in positions)
         cursor = driver_connection.cursor()
         try:
-            cursor.execute(sql, bound)
+            if commit:
+                with driver_connection.pipeline():
+                    cursor.execute(sql, bound)
+                    driver_connection.commit()
+            else:
+                cursor.execute(sql, bound)
             raw_rows = cursor.fetchall()
         finally:
             cursor.close()

@@ -225,3 +225,37 @@ def test_a_new_post_does_not_hold_its_category_until_its_commit(site):
         release.set()
         holder.join(10)
     assert _default_category_count(site) == 3
+
+
+def test_a_write_commits_in_its_bumps_round_trip_and_prunes_the_log_after(site, monkeypatch):
+    """On PostgreSQL the content counter's bump, the last statement of a write, carries the
+    COMMIT in its round trip (FastQuery.rows_and_commit); what runs after it (pruning the log
+    every CHANGES_KEPT steps) is committed by the block's end all the same. SQLite commits as
+    before."""
+    from calpress.store import changes
+    from calpress.store.fast import FastQuery
+    from calpress.store.tables import changes as changes_table
+
+    monkeypatch.setattr(changes, "CHANGES_KEPT", 4)
+    carried = []
+    original = FastQuery.run
+
+    def run(self, *args, **kwargs):
+        carried.append(kwargs.get("commit", False))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(FastQuery, "run", run)
+    for n in range(10):
+        with site.write() as conn:
+            store_options.set_option(conn, f"carried_{n}", n)
+    assert carried.count(True) == (10 if site.engine.dialect.name == "postgresql" else 0)
+    with site.read() as conn:
+        values = {n: store_options.get_option(conn, f"carried_{n}") for n in range(10)}
+        log = conn.execute(sa.select(changes_table.c.generation).order_by(changes_table.c.generation)).scalars().all()
+    assert values == {n: n for n in range(10)}
+    assert len(log) <= 8 and log == list(range(log[0], log[-1] + 1))
+    with pytest.raises(RuntimeError), site.write() as conn:
+        store_options.set_option(conn, "never", 1)
+        raise RuntimeError("rolled back before any bump")
+    with site.read() as conn:
+        assert store_options.get_option(conn, "never") is None

@@ -51,24 +51,13 @@ _LINK_ROWS = Shapes(lambda size: sa.insert(term_links).values([
 ]).returning(term_links.c.term_id))
 
 
-def _link_if_term(term: str, taxonomy: str) -> sa.Insert:
-    """Link ``:object_id`` to the term ``:<term>`` if it is a term of the taxonomy ``:<taxonomy>``
-    (the binds' names given: an UPDATE of terms around it reserves its columns' names)."""
-    return sa.insert(term_links).from_select(
-        ["object_id", "term_id", "position"],
-        sa.select(sa.bindparam("object_id", type_=term_links.c.object_id.type), terms.c.id, sa.literal(0, term_links.c.position.type))
-        .where(terms.c.id == sa.bindparam(term), terms.c.taxonomy == sa.bindparam(taxonomy)),
-    )
-
-
-# On the driver, RETURNING what it linked (a new post's default category).
-_LINK_IF_TERM_FAST = FastQuery(_link_if_term("term_id", "taxonomy").returning(term_links.c.term_id))
-# The same and the term's count one up, in one statement (a data-modifying WITH: PostgreSQL).
-_LINKED = _link_if_term("link_term", "link_taxonomy").returning(term_links.c.term_id).cte("linked")
-_LINK_IF_TERM_AND_COUNT = (
-    sa.update(terms).where(terms.c.id.in_(sa.select(_LINKED.c.term_id)))
-    .values(count=terms.c.count + 1).returning(terms.c.id)
-)
+# Link ``:object_id`` to the term ``:term_id`` if it is a term of ``:taxonomy``, on the driver,
+# RETURNING what it linked (a new post's default category).
+_LINK_IF_TERM = FastQuery(sa.insert(term_links).from_select(
+    ["object_id", "term_id", "position"],
+    sa.select(sa.bindparam("object_id", type_=term_links.c.object_id.type), terms.c.id, sa.literal(0, term_links.c.position.type))
+    .where(terms.c.id == sa.bindparam("term_id"), terms.c.taxonomy == sa.bindparam("taxonomy")),
+).returning(term_links.c.term_id))
 
 
 def set_object_terms(
@@ -91,26 +80,11 @@ def set_object_terms(
     ids linked, in the order given."""
     record_change(conn, "item", "terms", object_id)
     wanted = list(dict.fromkeys(int(i) for i in term_ids if int(i) > 0))
-    if (new_object and not checked and counted and len(wanted) == 1 and conn.dialect.name == "postgresql"
-            and conn.info.get(_COUNT_LATER) is None):
-        # One term for a new object that counts in it (the default category of a new post): on
-        # PostgreSQL linked if it is a term of the taxonomy, and counted with the transaction's
-        # bump of the content counter (store/changes.py), else in the same round trip.
-        if counts_wait_for_bump(conn):
-            if _LINK_IF_TERM_FAST.rows(conn, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name}):
-                owe_term_count(conn, wanted[0])
-                record_change(conn, "term", "count", wanted[0])
-                return wanted
-            return []
-        params = {"object_id": object_id, "link_term": wanted[0], "link_taxonomy": taxonomy.name}
-        if conn.execute(_LINK_IF_TERM_AND_COUNT, params).scalars().all():
-            record_change(conn, "term", "count", wanted[0])
-            return wanted
-        return []
     if new_object and not checked and len(wanted) == 1:
         # One term for a new object (the default category of a new post): linked only if it is
-        # a term of the taxonomy, checked and linked in one statement.
-        inserted = _LINK_IF_TERM_FAST.rows(conn, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name})
+        # a term of the taxonomy, checked and linked in one statement (and on PostgreSQL counted
+        # with the transaction's bump, below).
+        inserted = _LINK_IF_TERM.rows(conn, {"object_id": object_id, "term_id": wanted[0], "taxonomy": taxonomy.name})
         linked = wanted if inserted else []
         previous: list[int] = []
     else:
@@ -137,13 +111,13 @@ def set_object_terms(
         if later is not None:
             later.added.update(changed)
             later.new_objects.add(object_id)
-        elif counts_wait_for_bump(conn):  # raised with the bump: see owe_term_count
-            for term_id in sorted(changed):
-                owe_term_count(conn, term_id)
-            record_change(conn, "term", "count", *sorted(changed))
         else:
             ids = sorted(changed)
-            _COUNT_ONE_MORE(padded_size(len(ids))).rows(conn, bind_list("terms", ids))
+            if counts_wait_for_bump(conn):  # raised with the bump (PostgreSQL): see owe_term_count
+                for term_id in ids:
+                    owe_term_count(conn, term_id)
+            else:
+                _COUNT_ONE_MORE(padded_size(len(ids))).rows(conn, bind_list("terms", ids))
             record_change(conn, "term", "count", *ids)
     elif later is not None:
         later.recount.update(changed)

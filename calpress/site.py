@@ -93,13 +93,8 @@ class Site:
             settings.database_url, pool_size=pool_size, background_checkpoints=True)
         # SQLite files: this process's checkpoints, out of the writers' turn (store/checkpoints.py);
         # only for an engine built here, with in-line checkpoints put off.
-        database = self.engine.url.database or ""
-        self._checkpoints = (
-            Checkpointer(database)
-            if engine is None and store_db.is_sqlite(self.engine) and database not in ("", ":memory:")
-            and not database.startswith("file:") and self.engine.url.query.get("mode") != "memory"
-            else None
-        )
+        database = store_db.sqlite_file(self.engine) if engine is None else None
+        self._checkpoints = Checkpointer(database) if database is not None else None
         self._app_passwords_in_use = False
         self._local = threading.local()
         self._options: tuple[float, dict[str, Any]] | None = None

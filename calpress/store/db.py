@@ -234,15 +234,21 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
             yield conn
 
 
-def _writer_queue(engine: sa.Engine) -> WriterQueue | None:
-    """The writers' queue of a SQLite database file (store/writers.py); None for PostgreSQL,
-    whose writers lock rows, not the database, and for in-memory databases."""
+def sqlite_file(engine: sa.Engine) -> str | None:
+    """The SQLite database file of ``engine``; None for PostgreSQL and in-memory databases."""
     if not is_sqlite(engine):
         return None
     database = engine.url.database or ""
     if database in ("", ":memory:") or database.startswith("file:") or engine.url.query.get("mode") == "memory":
         return None
-    return writer_queue(database)
+    return database
+
+
+def _writer_queue(engine: sa.Engine) -> WriterQueue | None:
+    """The writers' queue of a SQLite database file (store/writers.py); None for PostgreSQL,
+    whose writers lock rows, not the database, and for in-memory databases."""
+    database = sqlite_file(engine)
+    return writer_queue(database) if database is not None else None
 
 
 # -- migrations -----------------------------------------------------------------------------------
@@ -367,14 +373,26 @@ def database_size(conn: sa.Connection) -> int:
     return int(size or 0)
 
 
-def _lock_key(conn: sa.Connection) -> int:
-    """A 64-bit advisory lock key for migrating the current schema of this database.
+def advisory_key(conn: sa.Connection, name: str) -> int:
+    """A 64-bit PostgreSQL advisory lock key for ``name`` (``migrate``, ``slug:post``...) in the
+    current schema of this database (read once per connection).
 
     Advisory locks are per database already; keying by schema lets separate schemas (one per
-    test, one per tenant) migrate in parallel."""
-    schema = conn.exec_driver_sql("SELECT current_schema()").scalar() or ""
-    digest = hashlib.blake2b(f"calpress-migrate:{schema}".encode(), digest_size=8).digest()
+    test, one per tenant) work in parallel without waiting on, or deadlocking with, each other."""
+    schema = conn.info.get(_SCHEMA)
+    if schema is None:
+        schema = conn.info[_SCHEMA] = conn.exec_driver_sql("SELECT current_schema()").scalar() or ""
+    digest = hashlib.blake2b(f"calpress-{name}:{schema}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
+
+
+def advisory_xact_lock(conn: sa.Connection, key: int) -> None:
+    """Take the advisory lock ``key`` (``advisory_key``) until the transaction ends."""
+    conn.execute(_ADVISORY_XACT_LOCK, {"key": key})
+
+
+_SCHEMA = "calpress_schema"
+_ADVISORY_XACT_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
 
 
 def upgrade(engine: sa.Engine, *, script_location: str | None = None) -> None:
@@ -404,7 +422,7 @@ def upgrade(engine: sa.Engine, *, script_location: str | None = None) -> None:
         try:
             with conn.begin():
                 if is_postgresql(conn):
-                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _lock_key(conn)})
+                    advisory_xact_lock(conn, advisory_key(conn, "migrate"))
                 config = _alembic_config(script_location)
                 config.attributes["connection"] = conn
                 from alembic import command

@@ -6,7 +6,6 @@ Python value that was stored. Call these inside ``read_connection`` / ``write_tr
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,6 +13,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .changes import record as record_change
+from .db import advisory_key, advisory_xact_lock
 from .tables import options
 
 _upserts: dict[str, Any] = {}
@@ -37,18 +37,9 @@ def get_option(conn: sa.Connection, name: str, default: Any = None, *, for_updat
     stmt = _select_value_for_update if for_update else _select_value
     row = conn.execute(stmt, {"name": name}).first()
     if row is None and for_update and conn.dialect.name == "postgresql":
-        scope = conn.info.get(_SCOPE)
-        if scope is None:
-            scope = conn.info[_SCOPE] = tuple(conn.execute(_WHERE).one())
-        key = zlib.crc32(f"calpress-option:{scope[0]}:{scope[1]}:{name}".encode())
-        conn.execute(_ADVISORY_LOCK, {"key": key})
+        advisory_xact_lock(conn, advisory_key(conn, f"option:{name}"))
         row = conn.execute(stmt, {"name": name}).first()
     return default if row is None else row[0]
-
-
-_SCOPE = "calpress_option_scope"
-_WHERE = sa.text("SELECT current_database(), current_schema()")
-_ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")
 
 
 def get_options(conn: sa.Connection, names: Iterable[str]) -> dict[str, Any]:

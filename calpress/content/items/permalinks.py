@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import re
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
+from ...store.db import advisory_key, advisory_xact_lock
 from ...store.fast import FastQuery, Shapes, bind_list, in_binds
 from ...store.tables import posts
 from ..slugs import sanitize_title, unique_slug
@@ -342,14 +341,10 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType, base: str | None 
     slug check to its commit."""
     if conn.dialect.name != "postgresql":
         return
-    # Advisory locks belong to the whole PostgreSQL server: the keys name this site's database and
-    # schema too, or sites (and test runs) sharing a server would wait on, and deadlock with, each
-    # other's saves.
-    where = conn.info.get(_SLUG_SCOPE)
-    if where is None:
-        where = conn.info[_SLUG_SCOPE] = conn.execute(_WHERE).one()
-    space = f"calpress-slug:{where[0]}:{where[1]}:{content_type.name}"
-    type_key = zlib.crc32(space.encode())
+    # The keys name the schema too (advisory_key), or sites (and test runs) sharing a database
+    # would wait on, and deadlock with, each other's saves.
+    space = f"slug:{content_type.name}"
+    type_key = advisory_key(conn, space)
     # Held until the transaction ends, or released at once if the savepoint that took it is rolled
     # back: taken again only when the (sub)transaction that took it is no longer active, so a
     # batch of saves in one transaction asks once. Entries: key -> (taker, exclusive).
@@ -363,14 +358,14 @@ def lock_slugs(conn: sa.Connection, content_type: ContentType, base: str | None 
     if holds(type_key, True):
         return
     if not base or len(base) > _KEYED_MAX:
-        conn.execute(_ADVISORY_LOCK, {"key": type_key})
+        advisory_xact_lock(conn, type_key)
         held[type_key] = (taker, True)
         return
     wanted: list[tuple[Any, bool]] = [(type_key, False)]
     shorter = _LAST_NUMBER.sub("", base)
     if shorter != base:
-        wanted.append((_slug_key(space, shorter), False))
-    wanted.append((_slug_key(space, base), True))
+        wanted.append((_slug_key(conn, space, shorter), False))
+    wanted.append((_slug_key(conn, space, base), True))
     missing = [(key, exclusive) for key, exclusive in wanted if not holds(key, exclusive)]
     if not missing:
         return
@@ -405,14 +400,11 @@ def _locks_statement(*shape: tuple[bool, bool]) -> Any:
 _LOCKS = Shapes(_locks_statement)
 
 
-def _slug_key(space: str, slug: str) -> tuple[int, int]:
+def _slug_key(conn: sa.Connection, space: str, slug: str) -> tuple[int, int]:
     """The advisory lock key of one slug of a type, in the two-number form (apart from the
-    type's one-number key): 64 bits of a hash, as two signed 32-bit numbers."""
-    digest = hashlib.blake2b(f"{space}:{slug}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest[:4], "big", signed=True), int.from_bytes(digest[4:], "big", signed=True)
+    type's one-number key): its 64-bit key as two signed 32-bit numbers."""
+    key = advisory_key(conn, f"{space}:{slug}")
+    return key >> 32, int.from_bytes((key & 0xFFFFFFFF).to_bytes(4, "big"), "big", signed=True)
 
 
 _SLUG_LOCKS = "calpress_slug_locks"
-_SLUG_SCOPE = "calpress_slug_scope"
-_WHERE = sa.text("SELECT current_database(), current_schema()")
-_ADVISORY_LOCK = sa.text("SELECT pg_advisory_xact_lock(:key)")

@@ -3,6 +3,7 @@ everything, a service context, and items written, updated and read back through 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from calpress.content import items
@@ -59,4 +60,32 @@ def in_threads(count, work):
         thread.start()
     for thread in threads:
         thread.join()
+    assert errors == []
+
+
+@contextlib.contextmanager
+def held_open(site, type_="post", **changes):
+    """Within the block, another thread's write transaction that created an item (published)
+    is still open, holding whatever locks its save took; it commits when the block ends."""
+    changes.setdefault("status", "publish")
+    inside, release, errors = threading.Event(), threading.Event(), []
+
+    def hold():
+        try:
+            with site.write() as conn:
+                items.create_item(conn, ctx(site), site.registry.types[type_], items.ItemChanges(**changes))
+                inside.set()
+                release.wait(30)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+            inside.set()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert inside.wait(10) and not errors, errors
+        yield
+    finally:
+        release.set()
+        holder.join(10)
     assert errors == []

@@ -9,7 +9,7 @@ import time
 
 import pytest
 import sqlalchemy as sa
-from item_support import HOME, create, ctx, in_threads, update
+from item_support import HOME, create, ctx, held_open, in_threads, update
 
 from calpress.content import items
 from calpress.store.tables import posts
@@ -123,24 +123,13 @@ def test_a_slug_lock_holds_back_only_the_saves_whose_slugs_could_meet(site):
     be one it may give or have given (made from ``alpha-5``, ``alpha-5-2`` or ``alpha``), not
     the others (``alpha-6``, ``beta``), which used to wait for it too. Pages, which have no
     default category whose count every new post updates (a row lock of its own)."""
-    inside, release = threading.Event(), threading.Event()
-
-    def hold():
-        with site.write() as conn:
-            items.create_item(conn, ctx(site), site.registry.types["page"], items.ItemChanges(title="Alpha 5", status="publish"))
-            inside.set()
-            assert release.wait(10)
-
     results: dict[str, str] = {}
 
     def save(title):
         results[title] = create(site, "page", title=title).slug
 
-    holder = threading.Thread(target=hold)
-    holder.start()
     waiting = [threading.Thread(target=save, args=(title,)) for title in ("Alpha 5", "Alpha 5 2", "Alpha")]
-    try:
-        assert inside.wait(10)
+    with held_open(site, "page", title="Alpha 5"):
         for title in ("Beta", "Alpha 6"):
             free = threading.Thread(target=save, args=(title,))
             free.start()
@@ -151,9 +140,6 @@ def test_a_slug_lock_holds_back_only_the_saves_whose_slugs_could_meet(site):
             thread.start()
         time.sleep(0.5)
         assert set(results) == {"Beta", "Alpha 6"}  # the others wait for the holder
-    finally:
-        release.set()
-        holder.join(10)
     for thread in waiting:
         thread.join(10)
     assert results["Alpha"] == "alpha"

@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 import sqlalchemy as sa
-from item_support import create, ctx, in_threads, stored, update
+from item_support import create, ctx, held_open, in_threads, stored, update
 
 from calpress.content import items, terms
 from calpress.store import options as store_options
@@ -204,26 +204,12 @@ def test_a_new_post_does_not_hold_its_category_until_its_commit(site):
     import threading
 
     create(site, title="First")  # makes the default category
-    inside, release = threading.Event(), threading.Event()
-
-    def hold():
-        with site.write() as conn:
-            items.create_item(conn, ctx(site), site.registry.types["post"], items.ItemChanges(title="Held", status="publish"))
-            inside.set()
-            assert release.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
     done = []
-    try:
-        assert inside.wait(10)
+    with held_open(site, title="Held"):
         other = threading.Thread(target=lambda: done.append(create(site, title="Free")))
         other.start()
         other.join(10)
         assert len(done) == 1
-    finally:
-        release.set()
-        holder.join(10)
     assert _default_category_count(site) == 3
 
 

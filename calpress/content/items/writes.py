@@ -192,12 +192,9 @@ def _apply_meta(meta: dict[str, Any], registry: ContentRegistry, content_type: C
     return meta
 
 
-# The statements of every save, built once: SQLAlchemy compiles each once per set of columns
-# given (the parameters' keys make the INSERT's columns and the UPDATE's SET clause) and keys
-# its cache by the statement itself, instead of building and keying a new one for every save.
-# The columns a save writes; the row comes back as stored (RETURNING), without a second read. Run
-# on the driver (FastQuery): through SQLAlchemy's execution the INSERT cost several times its
-# time in the database, inside the write transaction.
+# The statements of every save, built once, with the columns a save writes; the row comes back as
+# stored (RETURNING), without a second read. Run on the driver (FastQuery): through SQLAlchemy's
+# execution the INSERT cost several times its time in the database, inside the write transaction.
 _WRITTEN = ("type", "status", "author", "parent", "menu_order", "slug", "title", "content", "excerpt", "password",
             "date_local", "date_utc", "modified_local", "modified_utc", "comment_status", "ping_status", "mime_type", "meta")
 
@@ -205,6 +202,11 @@ _WRITTEN = ("type", "status", "author", "parent", "menu_order", "slug", "title",
 def _value_binds(names: tuple[str, ...]) -> dict[str, Any]:
     # "v_": a bind may not take the name of a column the statement writes
     return {name: sa.bindparam(f"v_{name}", type_=posts.c[name].type) for name in names}
+
+
+def _bound(values: dict[str, Any], **more: Any) -> dict[str, Any]:
+    """_INSERT_ROW's and _UPDATE_ROW's parameters for these column values (and ``more`` as named)."""
+    return {**{f"v_{name}": value for name, value in values.items()}, **more}
 
 
 _INSERT_ROW = FastQuery(sa.insert(posts).values(_value_binds((*_WRITTEN, "guid", "comment_count"))).returning(*posts.c))
@@ -397,9 +399,9 @@ def _save(
         guid = changes.guid or ""
         if not guid and not content_type.hierarchical and (slug or status in SLUGLESS_STATUSES):
             guid = _address_without_id(ctx, values)  # else set once the id is known, below
-        row = _INSERT_ROW.rows(conn, {**{f"v_{k}": v for k, v in values.items()}, "v_guid": guid, "v_comment_count": 0})[0]
+        row = _INSERT_ROW.rows(conn, _bound({**values, "guid": guid, "comment_count": 0}))[0]
     else:
-        row = _UPDATE_ROW.rows(conn, {**{f"v_{k}": v for k, v in values.items()}, "item_id": item_id})[0]
+        row = _UPDATE_ROW.rows(conn, _bound(values, item_id=item_id))[0]
     item = Item.from_row(row)
     item_id = item.id
     remember_slug(conn, item)

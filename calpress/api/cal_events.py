@@ -48,11 +48,11 @@ def list_events(request: RestRequest) -> Any:
     scope = scope_of(request)
     remembered = _remembered(request, single=False)
     page = listing.list_events(scope.site, args.ctx_of(request), request.params, generation=scope.generation,
-                               represented=remembered.has)
+                               represented=remembered)
     query = page.query
-    if not page.items and query.page > 1:
+    if not page.ids and query.page > 1:
         return RestError("event-archive-page-not-found", "The requested event archive page does not exist", status=404)
-    shown = remembered.page(scope.site, page.items, page.loaded, args.builder(request, page.loaded).event)
+    shown = remembered.page(scope.site, page.ids, page.loaded, args.builder(request, page.loaded).event)
     return args.envelope(request, "events", shown, page.total, query.page, query.per_page, query.applied)
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 
@@ -121,12 +121,14 @@ class LinkedQuery:
 
 @dataclass
 class EventPage:
-    """A page of events, loaded (``loaded.items`` in order, with their event rows, links,
-    linked items, terms and images), and the total of the query."""
+    """A page of events: the ids of its events in order, what was loaded of them (``loaded``:
+    event rows, links, linked items, terms and images of ``loaded.items``; none when the caller
+    represents every event already), and the total of the query."""
 
     query: EventQuery
     loaded: Loaded
     total: int
+    ids: list[int]
 
     @property
     def items(self) -> list[Item]:
@@ -374,19 +376,19 @@ def linked_query(ctx: Context, content_type: str, filters: Mapping[str, Any], *,
 
 def event_page(
     conn: sa.Connection, ctx: Context, query: EventQuery, generation: int | None = None,
-    represented: Callable[[Item], bool] | None = None,
+    represented: Representations | None = None,
     prefetched: tuple[list[Item], dict[int, EventRow], int] | None = None,
 ) -> EventPage:
     """Run an event query and load its page (see the module docstring for the statements).
     ``generation`` is the content counter when the caller has read it already. What the events
-    embed is loaded only for those ``represented`` says the caller has no representation of yet
-    (``loaded.items`` is the whole page all the same). ``prefetched``: the page and total, read
-    already (:func:`_page_without_connection`)."""
+    embed is loaded only for those the caller has no representation of yet (``represented``;
+    ``loaded.items`` is the whole page all the same). ``prefetched``: the page and total, read
+    already (:func:`list_events`)."""
     found, rows, total = prefetched if prefetched is not None else query_events(conn, query, generation)
-    wanted = found if represented is None else [item for item in found if not represented(item)]
+    wanted = found if represented is None else [item for item in found if not represented.has(item.id)]
     loaded = load_items(conn, ctx, wanted, event_rows={item.id: rows[item.id] for item in wanted if item.id in rows})
     loaded.items = list(found)
-    return EventPage(query, loaded, total)
+    return EventPage(query, loaded, total, [item.id for item in found])
 
 
 def linked_page(conn: sa.Connection, ctx: Context, query: LinkedQuery, generation: int | None = None) -> LinkedPage:
@@ -394,33 +396,62 @@ def linked_page(conn: sa.Connection, ctx: Context, query: LinkedQuery, generatio
     return LinkedPage(query, load_items(conn, ctx, found), total)
 
 
+class Representations(Protocol):
+    """What a caller of :func:`list_events` keeps of the events it showed (the REST listing's
+    ``RememberedEvents``): whether it has an event's representation, by id, and which pages it
+    found whole before (a hint, kept with the representations: wrong, it costs one statement)."""
+
+    def has(self, item_id: int) -> bool: ...
+
+    def page_whole(self, key: tuple[Any, ...]) -> bool: ...
+
+    def mark_page(self, key: tuple[Any, ...], whole: bool) -> None: ...
+
+
 def list_events(
     site: Any, ctx: Context, filters: Mapping[str, Any], *, generation: int | None = None,
-    represented: Callable[[Item], bool] | None = None,
+    represented: Representations | None = None,
 ) -> EventPage:
     """An event listing in one call: scheduled events whose time has come are published first,
-    then the filters are read and the page loaded in one read connection (``represented``: as
-    :func:`event_page`)."""
+    then the filters are read and the page loaded in one read connection. What the events the
+    caller ``represented`` already embed is not loaded; when the caller had every event of the
+    page the last time (:meth:`Representations.page_whole`), the page's ids are read first, and
+    when it still has them all, they are the only thing read (:func:`_kept_query`)."""
     item_service.publish_due_items(site)
-    early = _page_without_connection(site, ctx, filters, generation) if represented is not None else None
-    if early is not None:
-        query, found, rows, total = early
-        if all(represented(item) for item in found):  # type: ignore[misc]
-            return EventPage(query, Loaded(items=found), total)
+    early = _kept_query(site, ctx, filters, generation) if represented is not None else None
+    if early is None:
         with site.read() as conn:
-            return event_page(conn, ctx, query, generation, represented, prefetched=(found, rows, total))
+            return event_page(conn, ctx, event_query(conn, ctx, filters, generation=generation), generation, represented)
+    query, total = early
+    if not total:
+        return EventPage(query, Loaded(items=[]), 0, [])
+    assert represented is not None
+    page_key = ("events", *query.key(), query.page, query.per_page)
+    shape, params = event_shape(query)
+    params["limit"], params["offset"] = query.per_page, row_offset((query.page - 1) * query.per_page)
+    dialect = site.engine.dialect.name
+    if represented.page_whole(page_key):
+        ids = [row[0] for row in site.query(_PAGE_IDS(dialect, bool(query.include), query.descending, *shape), params)]
+        if all(represented.has(item_id) for item_id in ids):
+            return EventPage(query, Loaded(items=[]), total, ids)
+        represented.mark_page(page_key, False)
+        with site.read() as conn:  # the page read again, whole and in one snapshot with what it embeds
+            return event_page(conn, ctx, query, generation, represented)
+    found, rows = _items_and_rows(site.query(_PAGES(dialect, bool(query.include), query.descending, *shape), params))
+    ids = [item.id for item in found]
+    if all(represented.has(item_id) for item_id in ids):
+        represented.mark_page(page_key, True)
+        return EventPage(query, Loaded(items=found), total, ids)
     with site.read() as conn:
-        return event_page(conn, ctx, event_query(conn, ctx, filters, generation=generation), generation, represented)
+        return event_page(conn, ctx, query, generation, represented, prefetched=(found, rows, total))
 
 
-def _page_without_connection(
-    site: Any, ctx: Context, filters: Mapping[str, Any], generation: int | None
-) -> tuple[EventQuery, list[Item], dict[int, EventRow], int] | None:
-    """The query, page and total of a listing whose total this process keeps at ``generation``
-    (no search; term filters only when their terms were looked up at that counter), the page read in one statement on the thread's own
-    connection (``Site.query``) without opening a pooled connection and a transaction: when the
-    caller represents every event already, that statement is the listing's only one. None when
-    the listing does not qualify."""
+def _kept_query(site: Any, ctx: Context, filters: Mapping[str, Any], generation: int | None) -> tuple[EventQuery, int] | None:
+    """The query and total of a listing whose total this process keeps at ``generation`` (no
+    search; term filters only when their terms were looked up at that counter), made without a
+    pooled connection: its page is then read in one statement on the thread's own connection
+    (``Site.query``), without a transaction, and when the caller represents every event
+    already, that statement is the listing's only one. None when the listing does not qualify."""
     if generation is None or filters.get("search"):
         return None
     try:  # the connection is for term filters not looked up at this counter yet
@@ -428,12 +459,7 @@ def _page_without_connection(
     except _NotKept:
         return None
     total = _totals.known(site.engine, ("events", *query.key()), generation)
-    if total is None:
-        return None
-    if not total:
-        return query, [], {}, 0
-    statement, params = _plain_page(site.engine.dialect.name, query, limit=query.per_page, offset=(query.page - 1) * query.per_page)
-    return query, *_items_and_rows(site.query(statement, params)), total
+    return None if total is None else (query, total)
 
 
 def list_linked(
@@ -574,10 +600,7 @@ def _page_statement(page_where: list[Any], order: list[Any], dialect: str = "") 
     that every plan, a generic one included (``Site.query``), reads the page's rows by their
     keys: joined to the page as a subquery, the events table was read whole and hashed, which
     its statistics call cheap at a thousand rows and are blind to at a hundred thousand."""
-    ids = (
-        sa.select(posts.c.id.label("page_id")).select_from(_EVENTS_JOIN).where(*page_where).order_by(*order)
-        .limit(sa.bindparam("limit", type_=sa.BigInteger())).offset(sa.bindparam("offset", type_=sa.BigInteger()))
-    )
+    ids = _ids_statement(page_where, order)
     if dialect == "postgresql":
         page_ids = sa.any_(sa.func.array(ids.scalar_subquery()))
         return (
@@ -593,6 +616,14 @@ def _page_statement(page_where: list[Any], order: list[Any], dialect: str = "") 
     )
 
 
+def _ids_statement(page_where: list[Any], order: list[Any]) -> sa.Select:
+    """The ids of a page, in order."""
+    return (
+        sa.select(posts.c.id.label("page_id")).select_from(_EVENTS_JOIN).where(*page_where).order_by(*order)
+        .limit(sa.bindparam("limit", type_=sa.BigInteger())).offset(sa.bindparam("offset", type_=sa.BigInteger()))
+    )
+
+
 def _any_statement(where: list[Any]) -> sa.Select:
     return sa.select(events.c.post_id).select_from(_EVENTS_JOIN).where(*where).limit(1)
 
@@ -602,6 +633,11 @@ _PAGES = Shapes(
     lambda dialect, include, descending, *shape: _page_statement(
         _shape_conditions(dialect, shape, paging=True), _order(include, descending), dialect),
     # A term filter may match a handful of events or most of them: planned for its values.
+    generic_plan=lambda dialect, include, descending, *shape: not any(part[0] in ("categories", "tags") for part in shape),
+)
+_PAGE_IDS = Shapes(
+    lambda dialect, include, descending, *shape: _ids_statement(
+        _shape_conditions(dialect, shape, paging=True), _order(include, descending)),
     generic_plan=lambda dialect, include, descending, *shape: not any(part[0] in ("categories", "tags") for part in shape),
 )
 _ANY = Shapes(lambda dialect, *shape: _any_statement(_shape_conditions(dialect, shape)))

@@ -51,27 +51,42 @@ class RememberedEvents:
         self.found: dict[int, tuple[dict[str, Any], dict[str, list[int]]]] = {}
         self.terms: dict[int, dict[str, Any] | None] = {}
 
-    def has(self, item: Item) -> bool:
-        """Whether ``item``'s representation is remembered (it is then taken for this request)."""
-        if item.password or self.generation is None:
+    def has(self, item_id: int) -> bool:
+        """Whether the representation of event ``item_id`` is remembered (it is then taken for
+        this request). A password-protected event never is: none is kept, and an event that
+        got its password since it was kept is a change that made the memo forget it."""
+        if self.generation is None:
             return False
-        found = self.memo.get((*self.prefix, item.id), self.generation)
+        found = self.memo.get((*self.prefix, item_id), self.generation)
         if found is not None:
-            self.found[item.id] = found
+            self.found[item_id] = found
         return found is not None
 
-    def page(self, site: Any, items: Sequence[Item], loaded: cal.Loaded, build: Build) -> list[dict[str, Any]]:
-        """The representations of a listed page's ``items``, in order: remembered, else built
-        with ``build`` from what the listing ``loaded`` (and kept)."""
+    def page_whole(self, key: tuple[Any, ...]) -> bool:
+        """Whether every event of the listing page ``key`` was remembered the last time it was
+        read: its ids are then worth reading first, alone (calendar/listing.py). A hint of the
+        memo's (``Memo.hinted``), on no record: a page whose events changed since finds out
+        when it reads its ids."""
+        return self.generation is not None and self.memo.hinted(("cal.page", *self.prefix, *key))
+
+    def mark_page(self, key: tuple[Any, ...], whole: bool) -> None:
+        """Note whether the listing page ``key`` had every event remembered (see :meth:`page_whole`)."""
+        self.memo.hint(("cal.page", *self.prefix, *key), whole)
+
+    def page(self, site: Any, ids: Sequence[int], loaded: cal.Loaded, build: Build) -> list[dict[str, Any]]:
+        """The representations of a listed page's events (``ids``, in order): remembered, else
+        built with ``build`` from what the listing ``loaded`` (and kept)."""
         self._resolve_terms(site)
-        return [self._shown(item, loaded, build) for item in items]
+        items = {item.id: item for item in loaded.items}
+        return [self._remembered(item_id) if item_id in self.found else self._shown(items[item_id], loaded, build)
+                for item_id in ids]
 
     def one(self, site: Any, ctx: Context, item: Item, builder_of: Callable[[cal.Loaded], Build]) -> dict[str, Any]:
         """The representation of ``item`` alone: remembered, else built (and kept) from what it
         embeds, read in one snapshot, with the ``Build`` that ``builder_of`` makes of it."""
-        if self.has(item):
+        if not item.password and self.has(item.id):
             self._resolve_terms(site)
-            return self._remembered(item)
+            return self._remembered(item.id)
         with site.read() as conn:
             loaded = cal.load_items(conn, ctx, [item])
         return self._shown(item, loaded, builder_of(loaded))
@@ -102,7 +117,7 @@ class RememberedEvents:
     def _shown(self, item: Item, loaded: cal.Loaded, build: Build) -> dict[str, Any]:
         """The representation of ``item``: remembered (terms resolved first), else built and kept."""
         if item.id in self.found:
-            return self._remembered(item)
+            return self._remembered(item.id)
         data = build(item)
         if not item.password:
             terms = loaded.terms.get(item.id, {})
@@ -113,8 +128,8 @@ class RememberedEvents:
                     self._keep_term(term_id, term)
         return dict(data)
 
-    def _remembered(self, item: Item) -> dict[str, Any]:
-        data, term_ids = self.found[item.id]
+    def _remembered(self, item_id: int) -> dict[str, Any]:
+        data, term_ids = self.found[item_id]
         shown = dict(data)  # the kept one stays as built
         for key, _ in _TERM_FIELDS:
             shown[key] = [term for term in (self.terms.get(i) for i in term_ids[key]) if term is not None]

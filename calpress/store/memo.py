@@ -45,6 +45,7 @@ class Memo:
         self._lock = threading.Lock()
         self._entries: dict[Hashable, Any] = {}
         self._dependents: dict[tuple[str, int | str], set[Hashable]] = {}
+        self._hints: dict[Hashable, None] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -110,6 +111,22 @@ class Memo:
             for record in depends:
                 self._dependents.setdefault(record, set()).add(key)
 
+    def hinted(self, key: Hashable) -> bool:
+        """Whether hint ``key`` is set: a caller's note about what its entries covered (which
+        listing pages had every entry), to choose how to read next time. Hints are not
+        entries (not counted, nor observed) and are forgotten with everything."""
+        return key in self._hints
+
+    def hint(self, key: Hashable, on: bool) -> None:
+        """Set or clear hint ``key`` (at most ``limit`` are set; past that they start over)."""
+        with self._lock:
+            if not on:
+                self._hints.pop(key, None)
+                return
+            if len(self._hints) >= max(self.limit, 1):
+                self._hints.clear()
+            self._hints[key] = None
+
     def _apply(self, touched: str) -> None:
         try:
             kinds = json.loads(touched)
@@ -126,3 +143,4 @@ class Memo:
     def _forget_all(self) -> None:
         self._entries.clear()
         self._dependents.clear()
+        self._hints.clear()

@@ -158,3 +158,65 @@ def test_category_filters_are_looked_up_once_per_counter_and_follow_renames(app,
     assert refused.status_code == 400 and refused.json["code"] == "rest_invalid_param", refused.json
     assert set(listed(client, categories="tunes")) == {event["id"]}
     assert set(listed(client, categories=str(category["id"]))) == {event["id"]}
+
+
+def _listing_statements(app, client, monkeypatch):
+    """The statements of one listing (the check for scheduled items due made before, apart)."""
+    from calpress.content import items as item_service
+    from calpress.content.items import writes as item_writes
+
+    monkeypatch.setattr(item_writes, "PUBLISH_CHECK_SECONDS", 600.0)
+    item_service.publish_due_items(app.site, force=True)
+    with statement_counter(app) as statements:
+        shown = listed(client)
+    return shown, [s for s in statements if s.strip().upper() not in ("BEGIN", "COMMIT", "ROLLBACK")]
+
+
+def _page_reads(statements):
+    """How each statement reading the page read it: its ids alone, or its rows whole."""
+    reads = []
+    for statement in statements:
+        if "page_id" in statement:
+            head = statement.split("FROM", 1)[0]
+            reads.append("ids" if "page_id" in head and "," not in head else "whole")
+    return reads
+
+
+def test_a_page_found_whole_reads_its_ids_alone_until_an_event_of_it_changes(app, client, admin, monkeypatch):
+    made = [make_event(client, admin, f"E{n}")["id"] for n in range(3)]
+    listed(client)  # built and remembered
+    shown, statements = _listing_statements(app, client, monkeypatch)
+    # Every event was remembered: the page was read whole once more, and nothing it embeds.
+    assert set(shown) == set(made)
+    assert len(statements) == 2 and _page_reads(statements) == ["whole"], statements
+    # Found whole, the page now costs the counter and its ids, which an index holds.
+    shown, statements = _listing_statements(app, client, monkeypatch)
+    assert set(shown) == set(made)
+    assert len(statements) == 2 and _page_reads(statements) == ["ids"], statements
+
+    # An event of the page changed: the page is read whole (its ids first when its total is
+    # still known), the changed event built again, and then the ids do again.
+    response = client.post(f"{EVENTS}/{made[1]}", user=admin, json={"title": "Renamed"})
+    assert response.status_code == 200, response.json
+    shown, statements = _listing_statements(app, client, monkeypatch)
+    assert shown[made[1]]["title"] == "Renamed" and shown[made[0]]["title"] == "E0"
+    assert _page_reads(statements)[-1] == "whole", statements
+    shown, statements = _listing_statements(app, client, monkeypatch)
+    assert shown[made[1]]["title"] == "Renamed" and _page_reads(statements) == ["ids"], statements
+    assert shown == same_as_built(app, client)
+
+
+def test_a_page_with_a_password_protected_event_is_not_read_twice(app, client, admin, monkeypatch):
+    made = [make_event(client, admin, f"E{n}")["id"] for n in range(2)]
+    listed(client)
+    listed(client)  # found whole: its ids would be read first next time
+    response = client.post(f"/cms/v2/cal_events/{made[0]}", user=admin, json={"password": "secret"})
+    assert response.status_code == 200, response.json
+    reads = []
+    for _ in range(4):
+        shown, statements = _listing_statements(app, client, monkeypatch)
+        assert set(shown) == set(made)
+        reads.append(_page_reads(statements))
+    # Never remembered, the protected event keeps the page from being whole: the hint is wrong
+    # once (the ids read, then the page whole), and from then on the page is read whole at once.
+    assert sum(read.count("ids") for read in reads) == 1 and reads[-2:] == [["whole"], ["whole"]], reads

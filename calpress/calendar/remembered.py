@@ -21,6 +21,7 @@ from typing import Any
 
 from ..content import terms as term_store
 from ..content.items import Context, Item
+from ..rest.encoding import Kept
 from ..store.memo import Memo
 from . import events as cal
 from .definitions import CATEGORY_TAXONOMY
@@ -94,7 +95,7 @@ class RememberedEvents:
     def _resolve_terms(self, site: Any) -> None:
         """The terms the remembered events embed: remembered, else read (in one statement) and
         kept. A term no longer there (deleted since) is left out, as a rebuilt event leaves it."""
-        wanted = {term_id for _, ids in self.found.values() for listed in ids.values() for term_id in listed}
+        wanted = {term_id for _, ids, _ in self.found.values() for listed in ids.values() for term_id in listed}
         missing = []
         for term_id in wanted:
             found = self.memo.get((*self.term_prefix, term_id), self.generation)
@@ -122,15 +123,28 @@ class RememberedEvents:
         if not item.password:
             terms = loaded.terms.get(item.id, {})
             term_ids = {key: [term.id for term in terms.get(taxonomy, [])] for key, taxonomy in _TERM_FIELDS}
-            self.memo.put((*self.prefix, item.id), self.generation, (data, term_ids), loaded.sources(item, terms=False))
+            entry = (data, term_ids, [None])
+            self.memo.put((*self.prefix, item.id), self.generation, entry, loaded.sources(item, terms=False))
             for key, _ in _TERM_FIELDS:
                 for term_id, term in zip(term_ids[key], data[key], strict=True):
                     self._keep_term(term_id, term)
         return dict(data)
 
     def _remembered(self, item_id: int) -> dict[str, Any]:
-        data, term_ids = self.found[item_id]
+        """A remembered event with its terms as remembered now: encoded once for the same term
+        representations (``Kept``: its JSON is pasted into the answer), a copy the request may
+        change at its top level."""
+        data, term_ids, encoded = self.found[item_id]
+        get = self.terms.get
+        terms = tuple([term for term in map(get, term_ids[key]) if term is not None] for key, _ in _TERM_FIELDS)
+        last = encoded[0]
+        # Equal terms encode alike (the same representations, compared by identity first).
+        if last is not None and last[0] == terms:
+            return last[1].copy()
         shown = dict(data)  # the kept one stays as built
-        for key, _ in _TERM_FIELDS:
-            shown[key] = [term for term in (self.terms.get(i) for i in term_ids[key]) if term is not None]
-        return shown
+        for (key, _), listed in zip(_TERM_FIELDS, terms, strict=True):
+            shown[key] = listed
+        kept = Kept(shown)
+        # Shared by the requests that find this entry: they would all store the same thing.
+        encoded[0] = (terms, kept)
+        return kept.copy()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 from urllib.parse import quote_plus
 
 # What quote_plus leaves as it is: a value made only of these needs no encoding.
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]*\Z", re.ASCII)
+
+# The other values of links repeat (a listing's dates, its search): each is encoded once.
+_quoted = functools.lru_cache(maxsize=1024)(quote_plus)
 
 
 def _encoded(value: Any) -> str:
@@ -16,7 +20,9 @@ def _encoded(value: Any) -> str:
     if isinstance(value, bytes):
         return quote_plus(value)
     text = value if isinstance(value, str) else str(value)
-    return text if _PLAIN.match(text) else quote_plus(text)
+    if _PLAIN.match(text):
+        return text
+    return _quoted(text) if len(text) <= 200 else quote_plus(text)
 
 
 def rest_url(base_url: str, route: str, query: list[tuple[str, str]] | dict[str, Any] | None = None) -> str:

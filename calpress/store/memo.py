@@ -14,6 +14,10 @@ that read the counter before another thread caught up further builds its answer 
 memo; an entry built from rows read after the counter moved is dropped when the memo reaches
 that step, since the step names the same records. So no entry outlives a write of a record it
 was built from.
+
+Besides entries, a caller may set hints (:meth:`Memo.hint`): notes on what its entries covered
+last time, which choose how it reads next time and are never taken as data (the event list notes
+the pages whose events were all remembered). They go when everything goes.
 """
 
 from __future__ import annotations

@@ -160,3 +160,25 @@ def test_the_memo_size_is_a_setting(tmp_path):
     assert load_settings({"data_dir": str(tmp_path), "secret_key": "x"}, environ={"CALPRESS_MEMO_SIZE": "12"}).memo_size == 12
     with pytest.raises(ValueError, match="CALPRESS_MEMO_SIZE"):
         settings(memo_size="-1")
+
+
+def test_hints_are_not_entries_and_go_with_everything():
+    memo = Memo(limit=4)
+    memo.catch_up(1, lambda since, upto: [])
+    memo.put("kept", 1, "value", [("item", 5)])
+    memo.hint(("page", 1), True)
+    assert memo.hinted(("page", 1)) and not memo.hinted(("page", 2))
+    assert len(memo) == 1  # a hint is no entry
+    memo.hint(("page", 1), False)
+    assert not memo.hinted(("page", 1))
+    memo.hint(("page", 1), True)
+    # A step that names only an item drops what was built from it; hints stay (they are on no record).
+    memo.catch_up(2, lambda since, upto: [(2, json.dumps({"item": [5]}))])
+    assert memo.get("kept", 2) is None and memo.hinted(("page", 1))
+    # Bounded: past ``limit`` hints they start over.
+    for number in range(2, 6):
+        memo.hint(("page", number), True)
+    assert sum(memo.hinted(("page", n)) for n in range(1, 6)) <= 4
+    memo.hint(("page", 9), True)
+    memo.clear()
+    assert not memo.hinted(("page", 9))

@@ -427,17 +427,15 @@ def list_events(
         return EventPage(query, Loaded(items=[]), 0, [])
     assert represented is not None
     page_key = ("events", *query.key(), query.page, query.per_page)
-    shape, params = event_shape(query)
-    params["limit"], params["offset"] = query.per_page, row_offset((query.page - 1) * query.per_page)
-    dialect = site.engine.dialect.name
+    dialect, limit, offset = site.engine.dialect.name, query.per_page, (query.page - 1) * query.per_page
     if represented.page_whole(page_key):
-        ids = [row[0] for row in site.query(_PAGE_IDS(dialect, bool(query.include), query.descending, *shape), params)]
+        ids = [row[0] for row in site.query(*_plain_page(dialect, query, limit=limit, offset=offset, ids_only=True))]
         if all(represented.has(item_id) for item_id in ids):
             return EventPage(query, Loaded(items=[]), total, ids)
         represented.mark_page(page_key, False)
         with site.read() as conn:  # the page read again, whole and in one snapshot with what it embeds
             return event_page(conn, ctx, query, generation, represented)
-    found, rows = _items_and_rows(site.query(_PAGES(dialect, bool(query.include), query.descending, *shape), params))
+    found, rows = _items_and_rows(site.query(*_plain_page(dialect, query, limit=limit, offset=offset)))
     ids = [item.id for item in found]
     if all(represented.has(item_id) for item_id in ids):
         represented.mark_page(page_key, True)
@@ -629,16 +627,21 @@ def _any_statement(where: list[Any]) -> sa.Select:
 
 
 _COUNTS = Shapes(lambda dialect, *shape: _count_statement(_shape_conditions(dialect, shape)))
+def _plan_holds(dialect: str, include: bool, descending: bool, *shape: Any) -> bool:
+    """Whether a page's plan holds for any values: not with a term filter, which may match a
+    handful of events or most of them (planned for its values)."""
+    return not any(part[0] in ("categories", "tags") for part in shape)
+
+
 _PAGES = Shapes(
     lambda dialect, include, descending, *shape: _page_statement(
         _shape_conditions(dialect, shape, paging=True), _order(include, descending), dialect),
-    # A term filter may match a handful of events or most of them: planned for its values.
-    generic_plan=lambda dialect, include, descending, *shape: not any(part[0] in ("categories", "tags") for part in shape),
+    generic_plan=_plan_holds,
 )
 _PAGE_IDS = Shapes(
     lambda dialect, include, descending, *shape: _ids_statement(
         _shape_conditions(dialect, shape, paging=True), _order(include, descending)),
-    generic_plan=lambda dialect, include, descending, *shape: not any(part[0] in ("categories", "tags") for part in shape),
+    generic_plan=_plan_holds,
 )
 _ANY = Shapes(lambda dialect, *shape: _any_statement(_shape_conditions(dialect, shape)))
 
@@ -693,12 +696,15 @@ def ordered_rows(
     return _items_and_rows(rows)
 
 
-def _plain_page(dialect: str, query: EventQuery, *, limit: int, offset: int, by_start: bool = False) -> tuple[Any, dict[str, Any]]:
+def _plain_page(
+    dialect: str, query: EventQuery, *, limit: int, offset: int, by_start: bool = False, ids_only: bool = False
+) -> tuple[Any, dict[str, Any]]:
     """The compiled page statement of a query without a search (as :func:`ordered_rows` runs
-    it) and its values."""
+    it; ``ids_only``: the page's ids alone) and its values."""
     shape, params = event_shape(query)
     params["limit"], params["offset"] = limit, row_offset(offset)
-    return _PAGES(dialect, bool(query.include) and not by_start, query.descending, *shape), params
+    statements = _PAGE_IDS if ids_only else _PAGES
+    return statements(dialect, bool(query.include) and not by_start, query.descending, *shape), params
 
 
 def _items_and_rows(rows: Sequence[Any]) -> tuple[list[Item], dict[int, EventRow]]:

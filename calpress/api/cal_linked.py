@@ -12,7 +12,7 @@ from typing import Any
 
 from ..calendar import events as cal
 from ..calendar import input as event_input
-from ..calendar import listing
+from ..calendar import linked_listing
 from ..calendar.fields import FLAG, URL, LinkedKind, kind_of
 from ..content import permissions
 from ..content.items import Item
@@ -43,7 +43,7 @@ def list_handler(kind: LinkedKind) -> Handler:
 
     def handler(request: RestRequest) -> Any:
         scope = scope_of(request)
-        page = listing.list_linked(scope.site, args.ctx_of(request), kind.content_type, request.params,
+        page = linked_listing.list_linked(scope.site, args.ctx_of(request), kind.content_type, request.params,
                                    generation=scope.generation)
         query = page.query
         if not page.items and query.page > 1:

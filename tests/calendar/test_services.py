@@ -12,7 +12,7 @@ from cal_support import EVENTS, make_event, make_organizer, make_venue
 from content_support import context
 
 from calpress.calendar import input as event_input
-from calpress.calendar import listing
+from calpress.calendar import linked_listing, listing
 from calpress.calendar.events import save_event
 from calpress.calendar.fields import ORGANIZER, VENUE
 from calpress.content.items import Context
@@ -79,14 +79,14 @@ def test_a_page_of_loaded_events_from_loose_filters(app, client, admin):
 def test_linked_listing_rules(app, client, admin, accounts):
     make_venue(client, admin, "Public hall", city="Paris")
     client.post("/cal/events/v1/venues", user=admin, json={"venue": "Draft hall", "status": "draft"})
-    query = listing.linked_query(anonymous(app), VENUE.content_type, {"has_events": "no", "search": "hall"}, now=NOW)
+    query = linked_listing.linked_query(anonymous(app), VENUE.content_type, {"has_events": "no", "search": "hall"}, now=NOW)
     assert query.statuses == ["publish"] and query.has_events is False and query.search == "hall"
     assert query.applied == (("page", "1"), ("per_page", "10"), ("has_events", "no"), ("status", "publish"))
-    upcoming = listing.linked_query(context(app, accounts["editor"].id), VENUE.content_type, {"only_with_upcoming": "1"}, now=NOW)
+    upcoming = linked_listing.linked_query(context(app, accounts["editor"].id), VENUE.content_type, {"only_with_upcoming": "1"}, now=NOW)
     assert upcoming.upcoming_statuses is None and upcoming.now_local == NOW and upcoming.statuses is None
-    page = listing.list_linked(app.site, anonymous(app), VENUE.content_type, {"search": "paris"})
+    page = linked_listing.list_linked(app.site, anonymous(app), VENUE.content_type, {"search": "paris"})
     assert [item.title for item in page.items] == ["Public hall"]
-    editors = listing.list_linked(app.site, context(app, accounts["editor"].id), VENUE.content_type, {})
+    editors = linked_listing.list_linked(app.site, context(app, accounts["editor"].id), VENUE.content_type, {})
     assert sorted(item.title for item in editors.items) == ["Draft hall", "Public hall"]
     assert not listing.status_allowed(anonymous(app), VENUE.content_type, "draft")
     assert listing.status_allowed(anonymous(app), VENUE.content_type, ["publish"])

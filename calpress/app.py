@@ -305,7 +305,7 @@ class Calpress:
         chunked = length <= 0 and "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         if length <= 0 and not chunked:
             return self.rest.serve(request, http_method=method)
-        upload = _is_upload(environ.get("CONTENT_TYPE"))
+        upload = is_upload(environ.get("CONTENT_TYPE"))
         limit = self.settings.max_upload if upload else self.settings.max_body
         if length > limit:  # refused from the header: not a byte of the body is read
             return self.rest.serve_error(request, too_large(limit))
@@ -373,7 +373,7 @@ _READ_METHODS = ("GET", "HEAD")
 _REST_PATH = REST_PREFIX + "/"
 
 
-def _is_upload(content_type: str | None) -> bool:
+def is_upload(content_type: str | None) -> bool:
     """A body that is a file rather than parameters: multipart, or a raw body of any type but
     JSON and form encoding (a media upload)."""
     media = (content_type or "").split(";", 1)[0].strip().lower()

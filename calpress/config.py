@@ -41,7 +41,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host", "CALPRESS_HOST", "127.0.0.1", "Address `calpress serve` listens on."),
     Setting("port", "CALPRESS_PORT", 8080, "Port `calpress serve` listens on."),
     Setting("workers", "CALPRESS_WORKERS", 1, "Server worker processes for `calpress serve`."),
-    Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away."),
+    Setting("threads", "CALPRESS_THREADS", 2, "Request threads per worker. Python runs one at a time, so a few are enough; raise it when the database is far away. On SQLite a worker's writes (other than uploads) run one at a time in one more thread of their own."),
     Setting("inline_reads", "CALPRESS_INLINE_READS", "auto", "Where `calpress serve` runs a GET or HEAD that only reads stored data (a listing, an item, a term...): on, on the worker's event loop, which spares the hand-over to a request thread and back (about 1.5 times the uncached requests per second on SQLite); off, in a request thread like every other request, so that one request's database round trips overlap another's work; auto (the default), on for SQLite and for PostgreSQL on this machine (a Unix socket or a loopback address), off for a database over the network."),
     Setting("memo_size", "CALPRESS_MEMO_SIZE", 2048, "Representations each worker keeps until a record they were built from changes (store/memo.py): events (and their terms) and cms/v2 items, per requester, about 12 KB each; 0 keeps none, so every page is built from the database."),
     Setting("log_level", "CALPRESS_LOG_LEVEL", "warning", "debug, info, warning or error. Logs are JSON lines on stderr."),

@@ -151,3 +151,91 @@ def test_inline_reads_follow_the_setting_and_the_database(tmp_path):
     assert runs_reads_inline(setting("off"), sqlite) is False
     with pytest.raises(ValueError, match="CALPRESS_INLINE_READS"):
         setting("sometimes")
+
+
+def _served_with(front: Front, method: str, path: str, body: bytes = b"", content_type: str = "application/json") -> str:
+    """As :func:`_served_on`, with a content type for the body."""
+    proto = _Proto(body)
+    headers = {"content-length": str(len(body)), "content-type": content_type} if body else {}
+    asyncio.run(front.__rsgi__(_scope(method, path, **headers), proto))
+    (status, _, answer), = proto.answers
+    assert status == 200
+    return answer.decode()
+
+
+def test_writes_run_in_the_write_lane_and_uploads_and_reads_do_not(tmp_path):
+    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path)})
+    front = Front(_recording_app, settings, write_lane=True)
+    try:
+        for method in ("POST", "PUT", "PATCH"):
+            assert _served_with(front, method, "/wp-json/cms/v2/posts/1", b'{"title": "x"}').startswith("calpress-write")
+        assert _served_with(front, "POST", "/wp-login.php", b"log=a&pwd=b", "application/x-www-form-urlencoded").startswith("calpress-write")
+        assert _served_on(front, "DELETE", "/wp-json/cms/v2/posts/1").startswith("calpress-write")
+        # An upload (a file as the body) and a read stay with the request threads.
+        assert _served_with(front, "POST", "/wp-json/cms/v2/media", b"\x89PNG....", "image/png").startswith("calpress-request")
+        assert _served_on(front, "GET", "/wp-json/cms/v2/posts").startswith("calpress-request")
+    finally:
+        front.pool.shutdown()
+        front.lane.shutdown()
+    without = Front(_recording_app, settings)
+    try:
+        assert without.lane is None
+        assert _served_with(without, "POST", "/wp-json/cms/v2/posts", b'{"title": "x"}').startswith("calpress-request")
+    finally:
+        without.pool.shutdown()
+
+
+def _most_at_once(front: Front, requests: int) -> int:
+    """How many of ``requests`` concurrent POSTs through ``front`` ran the app at the same time."""
+    running = [0, 0]  # now, most
+    guard = threading.Lock()
+
+    def slow_app(environ, start_response):
+        with guard:
+            running[0] += 1
+            running[1] = max(running)
+        try:
+            threading.Event().wait(0.05)
+        finally:
+            with guard:
+                running[0] -= 1
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"done"]
+
+    front.wsgi = slow_app
+
+    async def all_at_once():
+        protos = [_Proto(b'{"n": 1}') for _ in range(requests)]
+        scopes = [_scope("POST", "/wp-json/cms/v2/posts", **{"content-length": "8", "content-type": "application/json"})
+                  for _ in range(requests)]
+        await asyncio.gather(*(front.__rsgi__(scope, proto) for scope, proto in zip(scopes, protos)))
+        assert all(proto.answers[0][0] == 200 for proto in protos)
+
+    asyncio.run(all_at_once())
+    return running[1]
+
+
+def test_the_write_lane_runs_one_write_at_a_time(tmp_path):
+    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path), "CALPRESS_THREADS": "4"})
+    laned = Front(_recording_app, settings, write_lane=True)
+    threaded = Front(_recording_app, settings)
+    try:
+        assert _most_at_once(laned, 4) == 1
+        assert _most_at_once(threaded, 4) > 1  # the request threads alone run them side by side
+    finally:
+        for front in (laned, threaded):
+            front.pool.shutdown()
+        laned.lane.shutdown()
+
+
+def test_served_sites_have_the_write_lane_on_sqlite_only(tmp_path, db_leg, db_url):
+    from calpress.front import rsgi_app
+
+    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path), "CALPRESS_DATABASE_URL": db_url})
+    front = rsgi_app(settings)
+    try:
+        assert (front.lane is not None) is (db_leg == "sqlite")
+    finally:
+        front.pool.shutdown()
+        if front.lane is not None:
+            front.lane.shutdown()

@@ -24,6 +24,41 @@ def test_slugs_are_unique_per_type(site):
     assert create(site, title="Hello", slug="hello-2").slug == "hello-2-2"
 
 
+def test_slugs_of_other_types_with_the_same_base_do_not_count(site):
+    """The slugs are read whatever their type (below); those of another type are left out."""
+    for _ in range(3):
+        create(site, "page", title="Shared")
+    assert [create(site, title="Shared").slug for _ in range(2)] == ["shared", "shared-2"]
+    assert create(site, "page", title="Shared").slug == "shared-4"
+
+
+@pytest.mark.new_schema
+def test_the_slug_check_reads_the_slug_index_even_with_old_statistics(site):
+    """A new slug is checked against ``base`` and ``base-*`` through the slug index alone. With
+    the type among its conditions, PostgreSQL planned from statistics taken while the site was
+    small (before its next ANALYZE: this machine's server runs no autovacuum) and read every item
+    of the type through the type's index: 2 ms a post create once the site had 5,000 posts."""
+    from calpress.content.items.permalinks import _taken_query
+
+    first = create(site, title="Seed post")
+    with site.read() as conn:
+        sql = _taken_query(conn.dialect.name)._compile(conn.dialect)[0]
+        if conn.dialect.name == "sqlite":
+            plan = " ".join(str(row[3]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, ("a", "a-", "a.")))
+            assert plan.count("ix_posts_slug_bytes") == 2, plan
+            return
+    with site.write() as conn:
+        conn.exec_driver_sql("ANALYZE posts")  # statistics of a small site
+        columns = [c.name for c in posts.columns if c.name not in ("id", "slug")]
+        listed = ", ".join(columns)
+        conn.exec_driver_sql(f"INSERT INTO posts ({listed}, slug) SELECT {listed}, slug || '-copy-' || n "
+                             f"FROM posts, generate_series(1, 3000) AS n WHERE id = {first.id}")
+    with site.read() as conn:
+        plan = " ".join(row[0] for row in conn.exec_driver_sql(
+            "EXPLAIN " + sql, {"slug": "seed-post", "low": "seed-post-", "high": "seed-post."}).all())
+    assert plan.count("ix_posts_slug_bytes") == 2 and "Seq Scan" not in plan, plan
+
+
 def test_reserved_and_numeric_slugs(site):
     assert create(site, title="Feed").slug == "feed-2"
     assert create(site, title="2024").slug == "2024-2"  # a date archive under /%postname%/

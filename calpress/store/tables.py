@@ -158,6 +158,8 @@ posts = sa.Table(
 # Indexes of ``posts`` that migrations make but this module cannot declare (an expression, a
 # collation of one dialect): migration 0007 says what each serves.
 UNDECLARED_INDEXES = frozenset({"ix_posts_slug_bytes", "ix_posts_import_global_id", "ix_posts_type_lower_title"})
+# Indexes of ``users`` on ``lower(login)`` and ``lower(email)`` (migration 0012).
+UNDECLARED_USERS_INDEXES = frozenset({"ix_users_lower_login", "ix_users_lower_email"})
 
 terms = sa.Table(
     "terms",

@@ -217,11 +217,16 @@ def test_a_user_made_administrator_gives_the_address_when_the_site_has_none(app,
 _MISSING = object()
 
 
+def _after_0010(folder: str, names: list[str]) -> list[str]:
+    """The migrations after 0010 (and bytecode), left out of a copy of the migrations."""
+    return [name for name in names if name == "__pycache__" or (name[:4].isdigit() and int(name[:4]) > 10)]
+
+
 @pytest.mark.parametrize(("stored", "expected"), [(_MISSING, "boss@example.test"), ("", "boss@example.test"),
                                                   (None, "boss@example.test"), ("kept@example.test", "kept@example.test")])
 def test_the_migration_fills_admin_email_from_the_oldest_administrator(empty_db_url, tmp_path: Path, stored, expected):
     older = tmp_path / "migrations"
-    shutil.copytree(Path(db.__file__).parent / "migrations", older, ignore=shutil.ignore_patterns("__pycache__", "0011_*"))
+    shutil.copytree(Path(db.__file__).parent / "migrations", older, ignore=_after_0010)
     engine = db.create_engine(empty_db_url)
     try:
         db.upgrade(engine, script_location=str(older))

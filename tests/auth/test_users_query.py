@@ -419,3 +419,27 @@ def test_a_page_costs_one_statement_whatever_the_number_of_users(engine):
         assert none == [] and late_total == count
         costs.append((len(statements), len(late)))
     assert costs == [(1, 2), (1, 2)]  # the page with its total; past the end, a count too
+
+
+# -- finding one user by login or email ----------------------------------------------------------------
+
+
+@pytest.mark.new_schema
+@pytest.mark.parametrize("field", ["login", "email"])
+def test_users_are_found_by_lowered_login_or_email_through_an_index(engine, people, field):
+    """Every Basic-authenticated request finds its user by ``lower(login)`` or ``lower(email)``
+    (auth/app_passwords.py), as sign-ins and password resets do (``get_user_by``): indexed since
+    migration 0012, instead of reading every user."""
+    from calpress.auth.app_passwords import _USER_WITH_PASSWORD
+
+    wanted = {"login": "ann", "email": "ann@example.test"}[field]
+    with db.read_connection(engine) as conn:
+        assert users.get_user_by(conn, field, wanted.upper()).login == "ann"
+        sql = _USER_WITH_PASSWORD[field]._compile(conn.dialect)[0]
+        if conn.dialect.name == "sqlite":
+            plan = " ".join(str(row[3]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, ("x", wanted, 1, 0)))
+        else:
+            conn.exec_driver_sql("SET LOCAL enable_seqscan = off")  # ten users are read whole otherwise
+            plan = " ".join(row[0] for row in conn.exec_driver_sql(
+                "EXPLAIN " + sql, {"digest": "x", "value": wanted, "param_1": 1, "param_2": 0}).all())
+    assert f"ix_users_lower_{field}" in plan, plan

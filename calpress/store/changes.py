@@ -202,10 +202,12 @@ def touched_text(recorded: Iterable[Change]) -> str:
         kinds.setdefault(kind, set()).update(change.ids)
     if sum(len(ids) for ids in kinds.values()) > _TOUCHED_MAX:
         return _EVERYTHING_TEXT
-    return json.dumps({kind: sorted(ids, key=str) for kind, ids in kinds.items()}, separators=(",", ":"))
+    return _compact({kind: sorted(ids, key=str) for kind, ids in kinds.items()})
 
 
 _EVERYTHING_TEXT = json.dumps({EVERYTHING: 1})
+# json.dumps with separators builds an encoder on every call (a third of this function's time).
+_compact = json.JSONEncoder(separators=(",", ":")).encode
 
 
 # The counter's read compiled once, for the hot path: ``Site.query(GENERATION_QUERY)`` runs it on

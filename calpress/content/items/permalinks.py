@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -43,24 +43,30 @@ def plain_link_forced(ctx: Context, item: Item, *, sample: bool = False) -> bool
 
 
 def _fill_structure(ctx: Context, item: Item, structure: str, slug: str) -> str:
-    local = item.date_local
-    values = {
-        "%year%": f"{local.year:04d}",
-        "%monthnum%": f"{local.month:02d}",
-        "%day%": f"{local.day:02d}",
-        "%hour%": f"{local.hour:02d}",
-        "%minute%": f"{local.minute:02d}",
-        "%second%": f"{local.second:02d}",
-        "%postname%": slug,
-        "%post_id%": str(item.id),
-        # Categories and authors in permalinks would need a query per item; calpress sites use
-        # the default category's slug and the author id instead.
-        "%category%": "uncategorized",
-        "%author%": str(item.author),
-    }
-    for token, value in values.items():
-        structure = structure.replace(token, value)
+    """``structure`` with its tokens replaced by the item's values (only those it holds are worked out)."""
+    if "%" not in structure:
+        return structure
+    for token, value_of in _STRUCTURE_TOKENS.items():
+        if token in structure:
+            structure = structure.replace(token, value_of(item, slug))
     return structure
+
+
+# The permalink structure's tokens and their values for an item and its slug. Categories and
+# authors in permalinks would need a query per item; calpress sites use the default category's
+# slug and the author id instead.
+_STRUCTURE_TOKENS: dict[str, Callable[[Item, str], str]] = {
+    "%year%": lambda item, slug: f"{item.date_local.year:04d}",
+    "%monthnum%": lambda item, slug: f"{item.date_local.month:02d}",
+    "%day%": lambda item, slug: f"{item.date_local.day:02d}",
+    "%hour%": lambda item, slug: f"{item.date_local.hour:02d}",
+    "%minute%": lambda item, slug: f"{item.date_local.minute:02d}",
+    "%second%": lambda item, slug: f"{item.date_local.second:02d}",
+    "%postname%": lambda item, slug: slug,
+    "%post_id%": lambda item, slug: str(item.id),
+    "%category%": lambda item, slug: "uncategorized",
+    "%author%": lambda item, slug: str(item.author),
+}
 
 
 def _trailing(url_path: str, slashed: bool) -> str:

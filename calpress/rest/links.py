@@ -26,9 +26,13 @@ def sub_request(href: str, parent: RestRequest, method: str = "GET") -> RestRequ
     address is not one of this site's REST addresses."""
     base = parent.base_url
     if "?rest_route=" not in base and (href.startswith(base + "/") or href == base):
-        parts = urlsplit(href[len(base) :])
-        route = parts.path or "/"
-        query = parse_query(parts.query)
+        rest = href[len(base) :]
+        if "?" not in rest and "#" not in rest and "%" not in rest:  # a plain path (an item's self link)
+            route, query = rest or "/", {}
+        else:
+            parts = urlsplit(rest)
+            route = parts.path or "/"
+            query = parse_query(parts.query)
     else:
         parts = urlsplit(href)
         query = parse_query(parts.query)

@@ -33,8 +33,9 @@ one worker only traded the GIL: the one holding the writers' turn waited for the
 statement while the other ran its Python, and the other worker's writers waited for the turn
 meanwhile. With 16 writers creating posts on 2 workers, bench/workload.py measured 6-9% more
 creations a second with the lane, the CPU otherwise idle going to work. Uploads (their images
-take long) and bodies still arriving keep to the request threads, so that they never hold
-every other write of the worker.
+take long) and bodies still arriving keep to the request threads, and a write that waits on the
+network (a mail, a remote image) leaves the lane for the rest of its run (lane.py), so that
+none of them holds every other write of the worker.
 
 Every request first waits for its client's turn (admission.py): a client whose requests without
 credentials have cost much CPU of late runs one request at a time, and one whose requests
@@ -76,6 +77,7 @@ from .access_log import FRONT_KEY, REQUEST_ID_KEY, ROUTE_KEY, AccessLog
 from .admission import USER_KEY, Admission
 from .app import ANONYMOUS_BODY, REST_ROUTE_KEY, SHARED_KEY, body_timeout_error, create_app, is_upload, tune_gc
 from .config import Settings, is_loopback, load_settings
+from .lane import WriteLane
 from .logs import REQUEST_ID
 from .rest.cache import GenerationCache
 from .rest.errors import RestError
@@ -253,7 +255,10 @@ class Front:
         self.reads_only = reads_only
         self.copies = copies if access_log is not None and reads_only is not None else None
         self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
-        self.lane = ThreadPoolExecutor(max_workers=1, thread_name_prefix="calpress-write") if write_lane else None
+        # The lane's threads: one runs at a time (WriteLane); the others wait for it, or go on
+        # beside it once they wait on the network (lane.leave).
+        self.lane = ThreadPoolExecutor(max_workers=max(2, settings.threads), thread_name_prefix="calpress-write") if write_lane else None
+        self.write_lane = WriteLane()
         self.admission = Admission()
         self.body_timeout = float(settings.body_timeout)
         self.access_log = access_log
@@ -323,8 +328,10 @@ class Front:
             if ticket.inline and self.reads_only is not None and _small(environ["QUERY_STRING"]) and self.reads_only(environ):
                 status, headers, result, cost = self._call(environ)
             else:
-                pool = self.lane if self.lane is not None and _in_lane(environ) else self.pool
-                status, headers, result, cost = await loop.run_in_executor(pool, self._call, environ)
+                if self.lane is not None and _in_lane(environ):
+                    status, headers, result, cost = await loop.run_in_executor(self.lane, self._call_in_lane, environ)
+                else:
+                    status, headers, result, cost = await loop.run_in_executor(self.pool, self._call, environ)
         finally:
             self.admission.leave(ticket, cost, counted=not environ.get(USER_KEY))
         if key is not None:
@@ -412,6 +419,10 @@ class Front:
             _close(result)
             return started[0], started[1], body, time.thread_time() - began
         return started[0], started[1], result, time.thread_time() - began
+
+    def _call_in_lane(self, environ: dict[str, Any]) -> tuple[int, list[tuple[str, str]], Any, float]:
+        with self.write_lane.held():
+            return self._call(environ)
 
     async def _stream(self, proto: Any, loop: asyncio.AbstractEventLoop, status: int, headers: Any, result: Any,
                       environ: dict[str, Any]) -> None:

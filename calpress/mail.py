@@ -155,6 +155,10 @@ def deliver(server: SmtpServer, message: EmailMessage) -> None:
     import smtplib
     import ssl
 
+    from . import lane
+
+    lane.leave()  # the server may take its time: the worker's other writes go on meanwhile
+
     envelope_from = parseaddr(str(message["From"]))[1]
     recipients = [parseaddr(str(message["To"]))[1]]
     try:

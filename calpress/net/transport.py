@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 import httpcore
 import httpx
 
+from .. import lane
 from .policy import DEFAULT_PORTS, REDIRECT_STATUSES, Fetched, IPAddress, NetPolicy, OutboundError, Resolver, is_ip_literal
 
 
@@ -30,6 +31,7 @@ def send(
 ) -> Fetched:
     """``Client.request``: send ``method`` to ``url`` under ``policy``, following redirects, and
     read the whole answer (into ``sink`` when given)."""
+    lane.leave()  # the far side may take its time: the worker's other writes go on meanwhile
     deadline = time.monotonic() + policy.timeout
     limit = policy.max_bytes if max_bytes is None else max_bytes
     method = method.upper()

@@ -1,0 +1,120 @@
+"""The write lane (calpress/lane.py, front.py): a worker's writes one at a time on SQLite, and a
+write that waits on the network (an outbound request, a mail) leaving the lane to the next."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from email.message import EmailMessage
+
+import pytest
+
+from calpress import lane, mail
+from calpress.config import load_settings
+from calpress.front import Front
+from calpress.net import Client, NetPolicy, OutboundError
+
+
+def test_a_write_that_leaves_the_lane_lets_the_next_one_run():
+    one = lane.WriteLane()
+    order: list[str] = []
+    left = threading.Event()
+
+    def first():
+        with one.held():
+            order.append("first in")
+            lane.leave()
+            left.set()
+            second_done.wait(5)
+            order.append("first out")
+
+    def second():
+        left.wait(5)
+        with one.held():
+            order.append("second")
+        second_done.set()
+
+    second_done = threading.Event()
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert order == ["first in", "second", "first out"]
+    assert one._lock.acquire(blocking=False)  # left free: leaving and the block's end released it once
+
+
+def test_leaving_outside_the_lane_does_nothing_and_the_lane_holds_otherwise():
+    one = lane.WriteLane()
+    lane.leave()
+    with one.held():
+        assert one._lock.locked()
+        assert not one._lock.acquire(timeout=0.05)  # another write would wait
+    assert not one._lock.locked()
+
+
+def test_outbound_requests_and_mail_leave_the_lane_before_they_connect():
+    one = lane.WriteLane()
+    with one.held(), Client(NetPolicy(timeout=1.0)) as client:
+        with pytest.raises(OutboundError):
+            client.get("http://127.0.0.1:9/")  # refused (a loopback address), after leaving
+        assert not one._lock.locked()
+    with one.held():
+        message = EmailMessage()
+        message["From"], message["To"], message["Subject"] = "a@example.test", "b@example.test", "x"
+        with pytest.raises(mail.MailError):
+            mail.deliver(mail.parse_url("smtp://127.0.0.1:9"), message)  # nothing listens there
+        assert not one._lock.locked()
+
+
+def test_in_the_front_a_write_waiting_on_the_network_does_not_hold_the_others(tmp_path):
+    """Through the front: the first write leaves the lane (as a mail or a fetch does) and waits
+    until the second write has run; without leaving, the second would wait for the first."""
+    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path)})
+    second_ran = threading.Event()
+
+    def app(environ, start_response):
+        if environ["PATH_INFO"] == "/first":
+            lane.leave()
+            ran = second_ran.wait(5)
+            body = b"second ran meanwhile" if ran else b"waited alone"
+        else:
+            second_ran.set()
+            body = b"second"
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [body]
+
+    front = Front(app, settings, write_lane=True)
+
+    class Proto:
+        def __init__(self):
+            self.answers = []
+
+        def response_bytes(self, status, headers, body):
+            self.answers.append(body)
+
+        def __aiter__(self):
+            async def parts():
+                yield b"{}"
+            return parts()
+
+    def scope(path):
+        from types import SimpleNamespace
+        return SimpleNamespace(proto="http", method="POST", path=path, query_string="", server="127.0.0.1:8080",
+                               client="127.0.0.1:40000", http_version="1.1", scheme="http",
+                               headers={"content-length": "2", "content-type": "application/json"})
+
+    async def both():
+        first, second = Proto(), Proto()
+        task = asyncio.ensure_future(front.__rsgi__(scope("/first"), first))
+        await asyncio.sleep(0.1)
+        await front.__rsgi__(scope("/second"), second)
+        await task
+        return first.answers, second.answers
+
+    try:
+        first, second = asyncio.run(both())
+    finally:
+        front.pool.shutdown()
+        front.lane.shutdown()
+    assert first == [b"second ran meanwhile"] and second == [b"second"]

@@ -67,6 +67,20 @@ def test_outbound_requests_and_mail_leave_the_lane_before_they_connect():
         assert not one._lock.locked()
 
 
+def test_password_hashing_leaves_the_lane():
+    """argon2 takes tens of milliseconds outside the GIL: a sign-in does not hold the other writes."""
+    from calpress.auth import users
+
+    one = lane.WriteLane()
+    with one.held():
+        stored = users.hash_password("correct horse")
+        assert not one._lock.locked()
+    with one.held():
+        user = users.User(id=1, login="a", email="a@example.test", password_hash=stored)
+        assert users.check_password(user, "correct horse")
+        assert not one._lock.locked()
+
+
 def test_in_the_front_a_write_waiting_on_the_network_does_not_hold_the_others(tmp_path):
     """Through the front: the first write leaves the lane (as a mail or a fetch does) and waits
     until the second write has run; without leaving, the second would wait for the first."""

@@ -24,6 +24,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
+from .. import lane
 from ..compat.kses import kses_title
 from ..store import options as store_options
 from ..store import textsearch
@@ -119,12 +120,14 @@ def generate_password(length: int = 24) -> str:
 
 
 def hash_password(password: str) -> str:
+    lane.leave()  # argon2 takes tens of milliseconds (outside the GIL): the worker's other writes go on
     return _hasher.hash(password)
 
 
 def check_password(user: User, password: str) -> bool:
     if not user.password_hash:
         return False
+    lane.leave()  # as hash_password
     try:
         return _hasher.verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):

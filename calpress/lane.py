@@ -4,7 +4,8 @@ and a write that waits on the network leaves the lane for the rest of its run.
 A write that sends a mail (a password reset, a new user's details) or fetches a remote image or
 feed would otherwise hold every other write of its worker for as long as the far side takes
 (seconds, up to its time limit; with the default single worker, every write of the site). The
-network clients call :func:`leave` before they connect: from there on the request runs beside
+network clients call :func:`leave` before they connect, as do password hashing (argon2) and
+image decoding, which take tens of milliseconds and more: from there on the request runs beside
 the lane, as any request thread does. It never takes the lane back, so a request holding the
 writers' turn (store/writers.py) cannot wait for the lane while the lane's next write waits for
 that turn.

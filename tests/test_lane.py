@@ -1,5 +1,6 @@
 """The write lane (calpress/lane.py, front.py): a worker's writes one at a time on SQLite, and a
-write that waits on the network (an outbound request, a mail) leaving the lane to the next."""
+write that waits on the network (an outbound request, a mail), hashes a password or decodes an
+image leaving the lane to the next."""
 
 from __future__ import annotations
 
@@ -79,6 +80,26 @@ def test_password_hashing_leaves_the_lane():
         user = users.User(id=1, login="a", email="a@example.test", password_hash=stored)
         assert users.check_password(user, "correct horse")
         assert not one._lock.locked()
+
+
+def test_decoding_an_image_leaves_the_lane():
+    """Reading an image (its sizes, an edit) takes long: a write doing it lets the others run."""
+    import io
+
+    from PIL import Image
+
+    from calpress.media import editing, images
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(buffer, "PNG")
+    one = lane.WriteLane()
+    with one.held():
+        image, kind = images.read_image(buffer.getvalue())
+        assert kind == "PNG" and image.size == (8, 8)
+        assert not one._lock.locked()
+    with one.held():
+        edited, _ = editing.apply_edits(buffer.getvalue(), [{"type": "rotate", "args": {"angle": 90}}])
+        assert edited and not one._lock.locked()
 
 
 def test_in_the_front_a_write_waiting_on_the_network_does_not_hold_the_others(tmp_path):

@@ -26,6 +26,7 @@ from typing import Any
 
 from PIL import Image, ImageOps
 
+from .. import lane
 from .images import IMAGE_FORMATS, MAX_PIXELS, encode, exif_orientation, read_image, upright
 
 EDITABLE = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
@@ -162,7 +163,9 @@ def modifiers_from(params: dict[str, Any]) -> list[dict[str, Any]]:
 
 def apply_edits(data: bytes, modifiers: Sequence[dict[str, Any]]) -> tuple[bytes, str]:
     """The edited image's bytes and its Pillow format. The cost is checked (:func:`check_cost`)
-    from the source's header before the source is decoded."""
+    from the source's header before the source is decoded. Leaves the write lane (lane.py), as
+    images.read_image does."""
+    lane.leave()
     try:
         with Image.open(io.BytesIO(data)) as probe:
             size = probe.size

@@ -27,6 +27,7 @@ from typing import Any
 
 from PIL import Image, IptcImagePlugin, UnidentifiedImageError
 
+from .. import lane
 from ..compat.kses import kses_post
 from ..compat.php import php_str
 
@@ -63,7 +64,9 @@ _UPRIGHT = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4
 def read_image(data: bytes) -> tuple[Image.Image, str]:
     """The decoded image and its Pillow format; raises ValueError for anything but an image of
     an accepted type, and for an image declaring more than :data:`MAX_PIXELS` pixels (checked
-    before anything is decoded)."""
+    before anything is decoded). Decoding and resizing take long: a write doing it leaves the
+    write lane (lane.py), so the worker's other writes go on meanwhile."""
+    lane.leave()
     try:
         # Pillow warns of an image over its limit, and refuses one over twice it: both refused
         # here, as the size check below refuses it (the caller answers 400).

@@ -147,12 +147,15 @@ def test_the_imports_are_read_as_python_resolves_them() -> None:
 @pytest.mark.parametrize(
     ("layer", "allowed"),
     [
+        # lane.py (the write lane's turn, which slow work leaves) sits beside config.py at the
+        # bottom: it imports nothing of calpress.
+        ("lane", {"lane"}),
         ("compat", {"compat"}),
         ("store", {"store"}),
-        ("net", {"net", "config"}),
-        ("mail", {"mail", "config"}),
+        ("net", {"net", "config", "lane"}),
+        ("mail", {"mail", "config", "lane"}),
         ("rest", {"rest", "compat"}),
-        ("auth", {"auth", "rest", "store", "compat", "config"}),
+        ("auth", {"auth", "rest", "store", "compat", "config", "lane"}),
     ],
 )
 def test_the_lower_layers_import_nothing_above_them(layer: str, allowed: set[str]) -> None:

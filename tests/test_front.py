@@ -97,10 +97,12 @@ def _scope(method: str, path: str, **headers: str) -> SimpleNamespace:
                            client="127.0.0.1:40000", http_version="1.1", scheme="http", headers=_Headers(headers))
 
 
-def _served_on(front: Front, method: str, path: str, body: bytes = b"") -> str:
+def _served_on(front: Front, method: str, path: str, body: bytes = b"", content_type: str | None = None) -> str:
     """The name of the thread the app ran in for one request through the front."""
     proto = _Proto(body)
     headers = {"content-length": str(len(body))} if body else {}
+    if content_type is not None:
+        headers["content-type"] = content_type
     asyncio.run(front.__rsgi__(_scope(method, path, **headers), proto))
     (status, _, answer), = proto.answers
     assert status == 200
@@ -153,26 +155,16 @@ def test_inline_reads_follow_the_setting_and_the_database(tmp_path):
         setting("sometimes")
 
 
-def _served_with(front: Front, method: str, path: str, body: bytes = b"", content_type: str = "application/json") -> str:
-    """As :func:`_served_on`, with a content type for the body."""
-    proto = _Proto(body)
-    headers = {"content-length": str(len(body)), "content-type": content_type} if body else {}
-    asyncio.run(front.__rsgi__(_scope(method, path, **headers), proto))
-    (status, _, answer), = proto.answers
-    assert status == 200
-    return answer.decode()
-
-
 def test_writes_run_in_the_write_lane_and_uploads_and_reads_do_not(tmp_path):
     settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path)})
     front = Front(_recording_app, settings, write_lane=True)
     try:
         for method in ("POST", "PUT", "PATCH"):
-            assert _served_with(front, method, "/wp-json/cms/v2/posts/1", b'{"title": "x"}').startswith("calpress-write")
-        assert _served_with(front, "POST", "/wp-login.php", b"log=a&pwd=b", "application/x-www-form-urlencoded").startswith("calpress-write")
+            assert _served_on(front, method, "/wp-json/cms/v2/posts/1", b'{"title": "x"}', "application/json").startswith("calpress-write")
+        assert _served_on(front, "POST", "/wp-login.php", b"log=a&pwd=b", "application/x-www-form-urlencoded").startswith("calpress-write")
         assert _served_on(front, "DELETE", "/wp-json/cms/v2/posts/1").startswith("calpress-write")
         # An upload (a file as the body) and a read stay with the request threads.
-        assert _served_with(front, "POST", "/wp-json/cms/v2/media", b"\x89PNG....", "image/png").startswith("calpress-request")
+        assert _served_on(front, "POST", "/wp-json/cms/v2/media", b"\x89PNG....", "image/png").startswith("calpress-request")
         assert _served_on(front, "GET", "/wp-json/cms/v2/posts").startswith("calpress-request")
     finally:
         front.pool.shutdown()
@@ -180,7 +172,7 @@ def test_writes_run_in_the_write_lane_and_uploads_and_reads_do_not(tmp_path):
     without = Front(_recording_app, settings)
     try:
         assert without.lane is None
-        assert _served_with(without, "POST", "/wp-json/cms/v2/posts", b'{"title": "x"}').startswith("calpress-request")
+        assert _served_on(without, "POST", "/wp-json/cms/v2/posts", b'{"title": "x"}', "application/json").startswith("calpress-request")
     finally:
         without.pool.shutdown()
 
@@ -239,3 +231,40 @@ def test_served_sites_have_the_write_lane_on_sqlite_only(tmp_path, db_leg, db_ur
         front.pool.shutdown()
         if front.lane is not None:
             front.lane.shutdown()
+
+
+def test_a_write_waiting_on_the_network_does_not_hold_the_lane(tmp_path):
+    """The first write leaves the lane (as a mail or a fetch does, lane.py) and waits until the
+    second write has run; without leaving, the second would wait for the first."""
+    from calpress import lane
+
+    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path)})
+    second_ran = threading.Event()
+
+    def app(environ, start_response):
+        if environ["PATH_INFO"] == "/first":
+            lane.leave()
+            body = b"second ran meanwhile" if second_ran.wait(5) else b"waited alone"
+        else:
+            second_ran.set()
+            body = b"second"
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [body]
+
+    front = Front(app, settings, write_lane=True)
+    headers = {"content-length": "2", "content-type": "application/json"}
+
+    async def both():
+        first, second = _Proto(b"{}"), _Proto(b"{}")
+        task = asyncio.ensure_future(front.__rsgi__(_scope("POST", "/first", **headers), first))
+        await asyncio.sleep(0.1)
+        await front.__rsgi__(_scope("POST", "/second", **headers), second)
+        await task
+        return [body for _, _, body in first.answers], [body for _, _, body in second.answers]
+
+    try:
+        first, second = asyncio.run(both())
+    finally:
+        front.pool.shutdown()
+        front.lane.shutdown()
+    assert first == [b"second ran meanwhile"] and second == [b"second"]

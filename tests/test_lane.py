@@ -1,18 +1,15 @@
-"""The write lane (calpress/lane.py, front.py): a worker's writes one at a time on SQLite, and a
-write that waits on the network (an outbound request, a mail), hashes a password or decodes an
-image leaving the lane to the next."""
+"""The write lane (calpress/lane.py): a worker's writes one at a time on SQLite, and a write that
+waits on the network (an outbound request, a mail), hashes a password or decodes an image leaving
+the lane to the next. Through the front: tests/test_front.py."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from email.message import EmailMessage
 
 import pytest
 
 from calpress import lane, mail
-from calpress.config import load_settings
-from calpress.front import Front
 from calpress.net import Client, NetPolicy, OutboundError
 
 
@@ -100,56 +97,3 @@ def test_decoding_an_image_leaves_the_lane():
     with one.held():
         edited, _ = editing.apply_edits(buffer.getvalue(), [{"type": "rotate", "args": {"angle": 90}}])
         assert edited and not one._lock.locked()
-
-
-def test_in_the_front_a_write_waiting_on_the_network_does_not_hold_the_others(tmp_path):
-    """Through the front: the first write leaves the lane (as a mail or a fetch does) and waits
-    until the second write has run; without leaving, the second would wait for the first."""
-    settings = load_settings(environ={"CALPRESS_DATA_DIR": str(tmp_path)})
-    second_ran = threading.Event()
-
-    def app(environ, start_response):
-        if environ["PATH_INFO"] == "/first":
-            lane.leave()
-            ran = second_ran.wait(5)
-            body = b"second ran meanwhile" if ran else b"waited alone"
-        else:
-            second_ran.set()
-            body = b"second"
-        start_response("200 OK", [("Content-Type", "text/plain")])
-        return [body]
-
-    front = Front(app, settings, write_lane=True)
-
-    class Proto:
-        def __init__(self):
-            self.answers = []
-
-        def response_bytes(self, status, headers, body):
-            self.answers.append(body)
-
-        def __aiter__(self):
-            async def parts():
-                yield b"{}"
-            return parts()
-
-    def scope(path):
-        from types import SimpleNamespace
-        return SimpleNamespace(proto="http", method="POST", path=path, query_string="", server="127.0.0.1:8080",
-                               client="127.0.0.1:40000", http_version="1.1", scheme="http",
-                               headers={"content-length": "2", "content-type": "application/json"})
-
-    async def both():
-        first, second = Proto(), Proto()
-        task = asyncio.ensure_future(front.__rsgi__(scope("/first"), first))
-        await asyncio.sleep(0.1)
-        await front.__rsgi__(scope("/second"), second)
-        await task
-        return first.answers, second.answers
-
-    try:
-        first, second = asyncio.run(both())
-    finally:
-        front.pool.shutdown()
-        front.lane.shutdown()
-    assert first == [b"second ran meanwhile"] and second == [b"second"]

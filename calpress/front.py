@@ -27,7 +27,7 @@ little longer than the GIL would be anyway. Over the network each statement is a
 which threads overlap with other requests' work: there ``auto`` keeps the threads.
 
 On SQLite the site has one writer at a time (store/writers.py), and a worker's writes run one
-at a time too, in a thread of their own (the write lane): a POST, PUT, PATCH or DELETE whose
+at a time too, in threads of their own (the write lane): a POST, PUT, PATCH or DELETE whose
 body is parameters (not an upload) and was taken whole. Two writes in two request threads of
 one worker only traded the GIL: the one holding the writers' turn waited for the GIL at every
 statement while the other ran its Python, and the other worker's writers waited for the turn
@@ -248,7 +248,7 @@ class Front:
         request does). ``access_log``: the app's (its proxies and its log); None reads no
         forwarding header and writes no line. ``copies``: where shared answers are kept (None:
         none is; used only with an access log and reads on the loop, since reading the counter
-        there is a database read). ``write_lane``: writes run one at a time in a thread of
+        there is a database read). ``write_lane``: writes run one at a time, in threads of
         their own (on SQLite; see the module's text)."""
         self.wsgi = wsgi
         self.settings = settings
@@ -256,9 +256,11 @@ class Front:
         self.copies = copies if access_log is not None and reads_only is not None else None
         self.pool = ThreadPoolExecutor(max_workers=max(1, settings.threads), thread_name_prefix="calpress-request")
         # The lane's threads: one runs at a time (WriteLane); the others wait for it, or go on
-        # beside it once they wait on the network (lane.leave).
-        self.lane = ThreadPoolExecutor(max_workers=max(2, settings.threads), thread_name_prefix="calpress-write") if write_lane else None
-        self.write_lane = WriteLane()
+        # beside it once they wait on something slow (lane.leave).
+        self.lane: ThreadPoolExecutor | None = None
+        if write_lane:
+            self.lane = ThreadPoolExecutor(max_workers=max(2, settings.threads), thread_name_prefix="calpress-write")
+            self.write_lane = WriteLane()
         self.admission = Admission()
         self.body_timeout = float(settings.body_timeout)
         self.access_log = access_log

@@ -7,9 +7,10 @@ gives each database an index for substrings and the conditions built here let it
 - SQLite: the FTS5 trigram table ``posts_search`` names the posts whose title, excerpt or
   content holds the term (case folded); the condition narrows to those rows and to the posts
   not indexed yet (``posts_search_pending``: new and changed texts are indexed 64 at a time,
-  migration 0013), then keeps the LIKE test, so the answer is exactly the LIKE answer. Terms under three characters have no
-  trigram and are tested by LIKE alone. SQLite's LIKE ignores ASCII case, as its ``lower()``
-  folds ASCII only: ``LIKE`` here equals ``lower(a) LIKE lower(b)`` and costs less.
+  migration 0013), then keeps the LIKE test, so the answer is exactly the LIKE answer. Terms
+  under three characters have no trigram and are tested by LIKE alone. SQLite's LIKE ignores
+  ASCII case, as its ``lower()`` folds ASCII only: ``LIKE`` here equals ``lower(a) LIKE
+  lower(b)`` and costs less.
 - PostgreSQL: ``ILIKE``, which the trigram GIN indexes on the same three columns serve.
 
 Where the index is missing (an SQLite without the trigram tokenizer, a PostgreSQL where
@@ -72,7 +73,9 @@ def index_pending(conn: sa.Connection) -> int:
     if conn.dialect.name != "sqlite" or not _has_fts(conn):
         return 0
     count = conn.exec_driver_sql(f"SELECT count(*) FROM {PENDING_TABLE}").scalar() or 0
-    conn.exec_driver_sql(f"INSERT INTO {FTS_TABLE}(rowid, title, excerpt, content) SELECT p.id, p.title, p.excerpt, p.content "
+    names = ", ".join(FTS_COLUMNS)
+    texts = ", ".join(f"p.{name}" for name in FTS_COLUMNS)
+    conn.exec_driver_sql(f"INSERT INTO {FTS_TABLE}(rowid, {names}) SELECT p.id, {texts} "
                          f"FROM {PENDING_TABLE} AS f CROSS JOIN posts AS p ON p.id = f.id")
     conn.exec_driver_sql(f"DELETE FROM {PENDING_TABLE}")
     return int(count)

@@ -106,6 +106,8 @@ def utf8_uri_encode(text: str, length: int = 0, encode_ascii: bool = False) -> s
     ``length`` (when not 0) caps the result, counting an encoded octet as 3 characters and never
     cutting a character in half. ``encode_ascii`` also encodes ASCII as ``rawurlencode`` would.
     """
+    if not encode_ascii and text.isascii():
+        return text[:length] if length else text  # nothing to encode: a character is one
     out: list[str] = []
     used = 0
     for char in text:
@@ -243,14 +245,18 @@ def _title_to_slug(title: str) -> str:
         # "Σ" first: the reference lower-cases without the final-sigma rule of str.lower().
         text = utf8_uri_encode(text.replace("Σ", "σ").lower(), 200)
     text = _ascii_lower(text)
-    for sequence in _TO_DASH:
-        text = text.replace(sequence, "-")
-    for sequence in _DROPPED:
-        text = text.replace(sequence, "")
-    for sequence in _WIDE_SPACES:
-        text = text.replace(sequence, "-")
-    text = text.replace("%c3%97", "x")  # the multiplication sign
-    text = _ENTITY.sub("", text).replace(".", "-")
+    if "%" in text or "&" in text:  # every sequence below but "/" holds one of them
+        for sequence in _TO_DASH:
+            text = text.replace(sequence, "-")
+        for sequence in _DROPPED:
+            text = text.replace(sequence, "")
+        for sequence in _WIDE_SPACES:
+            text = text.replace(sequence, "-")
+        text = text.replace("%c3%97", "x")  # the multiplication sign
+        text = _ENTITY.sub("", text)
+    else:
+        text = text.replace("/", "-")
+    text = text.replace(".", "-")
     text = _NOT_SLUG.sub("", text)
     text = _SPACES.sub("-", text)
     return _DASHES.sub("-", text).strip("-")

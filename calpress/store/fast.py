@@ -11,15 +11,27 @@ by name, and its rows come back as light named tuples.
 from __future__ import annotations
 
 import collections
+import operator
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 
-# (SQL, positional names or None, (column index, result processor) of the columns that have one,
-#  row type, literal defaults, bind processors by name)
-_Compiled = tuple[str, "tuple[str, ...] | None", list[tuple[int, Any]], type, dict[str, Any], dict[str, Callable[[Any], Any]]]
+# (SQL, the picker of positional values from named ones or None, (column index, result processor)
+#  of the columns that have one, row type, literal defaults, bind processors by name)
+_Compiled = tuple[str, "Callable[[dict[str, Any]], tuple[Any, ...]] | None", list[tuple[int, Any]], type, dict[str, Any],
+                  dict[str, Callable[[Any], Any]]]
+
+
+def _picker(names: tuple[str, ...]) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """A function giving the values of ``names`` from a dict, as a tuple in that order."""
+    if not names:
+        return lambda _values: ()
+    if len(names) == 1:
+        name = names[0]
+        return lambda values: (values[name],)
+    return operator.itemgetter(*names)
 
 
 class FastQuery:
@@ -47,7 +59,9 @@ class FastQuery:
             if "POSTCOMPILE" in compiled.string:
                 # an IN over a Python list: bind each value (in_binds) instead
                 raise ValueError("a FastQuery cannot expand IN lists at run time")
-            positions = tuple(compiled.positiontup) if compiled.positional else None
+            # Positional drivers (SQLite's qmark): the values in the statement's order, picked
+            # from the named ones in one call.
+            positions = _picker(tuple(compiled.positiontup)) if compiled.positional else None
             processors: list[Any] = []
             names: list[str] = []
             columns = getattr(self.statement, "selected_columns", None)
@@ -102,7 +116,7 @@ class FastQuery:
                 if value is not None:
                     bound[name] = process(value)
         if positions is not None:
-            bound = tuple(bound[name] for name in positions)
+            bound = positions(bound)
         cursor = driver_connection.cursor()
         try:
             if commit:

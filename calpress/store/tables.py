@@ -184,6 +184,8 @@ term_links = sa.Table(
     sa.Column("term_id", Int, sa.ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("position", Int, nullable=False, default=0, server_default=ZERO),
     sa.Index(None, "term_id"),
+    # On SQLite the key is the row (migration 0014): a link is written once, not twice.
+    sqlite_with_rowid=False,
 )
 
 # The calendar's typed event columns, one row per cal_events item. Both wall times (in the
@@ -219,6 +221,7 @@ event_links = sa.Table(
     sa.Column("linked_id", Int, sa.ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("position", Int, nullable=False, default=0, server_default=ZERO),
     sa.Index(None, "linked_id", "kind"),
+    sqlite_with_rowid=False,  # as term_links
 )
 
 # Named counters. ``content`` goes up with every write that can change what a listing holds

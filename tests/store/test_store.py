@@ -246,7 +246,7 @@ def test_concurrent_upgrades_from_several_processes(empty_db_url: str, tmp_path:
         engine.dispose()
 
 
-HEAD = "0013"  # the newest shipped migration; bump with each new one
+HEAD = "0014"  # the newest shipped migration; bump with each new one
 
 SECOND_REVISION = '''
 """Throwaway test revision: rebuilds users with a new column (batch mode, a table copy on SQLite)."""
@@ -307,6 +307,84 @@ def test_old_database_is_upgraded_keeping_its_rows(empty_db_url: str, tmp_path: 
         # Code older than the database refuses to run rather than guess.
         with pytest.raises(RuntimeError, match="9999"):
             db.upgrade(engine)
+    finally:
+        engine.dispose()
+
+
+def _migrate_to(engine: sa.Engine, revision: str, *, down: bool = False) -> None:
+    """Run calpress's migrations up (or down) to ``revision``, as ``db.upgrade`` runs them on
+    SQLite: foreign keys off, one write transaction."""
+    from alembic import command
+
+    with engine.connect() as conn:
+        conn.connection.dbapi_connection.execute("PRAGMA foreign_keys = OFF")
+        with conn.begin():
+            config = db._alembic_config()
+            config.attributes["connection"] = conn
+            (command.downgrade if down else command.upgrade)(config, revision)
+        conn.connection.dbapi_connection.execute("PRAGMA foreign_keys = ON")
+
+
+def _schema_sql(conn: sa.Connection, name: str) -> str:
+    return conn.exec_driver_sql("SELECT sql FROM sqlite_master WHERE name = ?", (name,)).scalar_one()
+
+
+@sqlite_only
+def test_migration_0014_writes_links_once_and_indexes_only_imported_ids(empty_db_url: str) -> None:
+    """0014 rebuilds the link tables without their rowid, keeping every link, and makes the
+    import id index partial, still used by the imports' lookups; going down restores both."""
+    from calpress.calendar.imports import GLOBAL_ID_KEY
+    from calpress.store.tables import event_links
+
+    engine = db.create_engine(empty_db_url)
+    try:
+        _migrate_to(engine, "0013")
+        with db.write_transaction(engine) as conn:
+            event_id = add_post(conn, type="cal_events", meta={GLOBAL_ID_KEY: "feed#1"})
+            venue_id = add_post(conn, type="cal_venue")
+            plain_id = add_post(conn)
+            term_id = add_term(conn, "category", "news")
+            conn.execute(sa.insert(term_links).values(object_id=event_id, term_id=term_id, position=3))
+            conn.execute(sa.insert(event_links).values(event_id=event_id, kind="venue", linked_id=venue_id, position=1))
+        links_before = {"term": [(event_id, term_id, 3)], "event": [(event_id, "venue", venue_id, 1)]}
+
+        def links(conn: sa.Connection) -> dict[str, list[tuple]]:
+            return {"term": [tuple(row) for row in conn.execute(sa.select(term_links))],
+                    "event": [tuple(row) for row in conn.execute(sa.select(event_links))]}
+
+        lookups = (f"SELECT id FROM posts WHERE json_extract(meta, '$.\"{GLOBAL_ID_KEY}\"') = 'feed#1'",
+                   f"SELECT id FROM posts WHERE json_extract(meta, '$.\"{GLOBAL_ID_KEY}\"') IN ('feed#1', 'feed#2')")
+        db.upgrade(engine)
+        with db.read_connection(engine) as conn:
+            assert links(conn) == links_before
+            for table in ("term_links", "event_links"):
+                assert _schema_sql(conn, table).rstrip().endswith("WITHOUT ROWID"), table
+            assert index_names(engine, "term_links") >= {"ix_term_links_term_id"}
+            assert index_names(engine, "event_links") >= {"ix_event_links_linked_id_kind"}
+            assert "WHERE" in _schema_sql(conn, "ix_posts_import_global_id")
+            for lookup in lookups:
+                assert conn.exec_driver_sql(lookup).scalars().all() == [event_id]
+                plan = " ".join(row[-1] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + lookup))
+                assert "USING INDEX ix_posts_import_global_id" in plan, plan
+            # Only the imported event has an entry (the plain post and the venue have none).
+            assert conn.exec_driver_sql("SELECT count(*) FROM posts INDEXED BY ix_posts_import_global_id "
+                                        f"WHERE json_extract(meta, '$.\"{GLOBAL_ID_KEY}\"') IS NOT NULL").scalar() == 1
+            assert plain_id not in conn.exec_driver_sql(lookups[1]).scalars().all()
+        # The constraints hold in the rebuilt tables: a duplicate link and a link to nothing fail.
+        for row in ({"object_id": event_id, "term_id": term_id}, {"object_id": event_id, "term_id": term_id + 100}):
+            with pytest.raises(sa.exc.IntegrityError), db.write_transaction(engine) as conn:
+                conn.execute(sa.insert(term_links).values(**row))
+        with db.write_transaction(engine) as conn:
+            conn.execute(sa.delete(posts).where(posts.c.id == venue_id))  # cascades to its event link
+        with db.read_connection(engine) as conn:
+            assert links(conn) == {"term": links_before["term"], "event": []}
+
+        _migrate_to(engine, "0013", down=True)
+        with db.read_connection(engine) as conn:
+            assert links(conn) == {"term": links_before["term"], "event": []}
+            for table in ("term_links", "event_links"):
+                assert "WITHOUT ROWID" not in _schema_sql(conn, table), table
+            assert "WHERE" not in _schema_sql(conn, "ix_posts_import_global_id")
     finally:
         engine.dispose()
 

@@ -8,11 +8,14 @@ whichever worker made it. Reading it is one primary-key lookup on the thread's q
 
 from __future__ import annotations
 
+import json
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from ..store.changes import (
     CHANGES_SINCE,
+    EVERYTHING,
     GENERATION_AND_CHANGES,
     GENERATION_AND_CHANGES_VERSIONED,
     GENERATION_QUERY,
@@ -26,8 +29,9 @@ from .items import publish_due_items
 class ContentGeneration:
     """``generation(request)`` for one site: publishes what is due first (that is a write, and
     moves the counter), then reads the counter. When the counter moved since this process last
-    looked, the site's options cache is dropped, so that answers cached from now on are built
-    with current options, and the site's memo forgets what the writes since changed."""
+    looked, the site's memo forgets what the writes since changed, and when one of them changed
+    an option (the log's steps say which, store/changes.py), the site's options cache is
+    dropped, so that answers cached from now on are built with current options."""
 
     def __init__(self, site: Any) -> None:
         self.site = site
@@ -44,10 +48,12 @@ class ContentGeneration:
         versioned = self.versioned
         own_connection = not self.site.in_transaction()
         if since is None:
+            since = self.seen  # the options' steps, read with the counter when there are any
+        if since is None:
             rows = self.site.query(GENERATION_QUERY_VERSIONED if versioned else GENERATION_QUERY)
             steps = self._steps
         else:
-            # The steps the memo missed come with the counter, in one round trip.
+            # The steps the memo (or the options) missed come with the counter, in one round trip.
             query = GENERATION_AND_CHANGES_VERSIONED if versioned else GENERATION_AND_CHANGES
             rows = self.site.query(query, {"since": since, "window": MAX_STEPS})
             read = [(row[1], row[2]) for row in rows if row[1] is not None]
@@ -58,9 +64,13 @@ class ContentGeneration:
                 return [row for row in read if row[0] <= upto]
 
         generation = int(rows[0][0]) if rows else 0
-        if generation != self.seen:
+        seen = self.seen
+        if generation != seen:
+            # The options are read again only when a step since names them (or everything), not
+            # after every write: a listing read after each write loaded them each time.
+            if seen is None or generation < seen or _options_may_differ(steps(seen, generation), generation - seen):
+                self.site.forget_options()
             self.seen = generation
-            self.site.forget_options()
         memo.catch_up(generation, steps)
         if versioned and own_connection and rows:
             # read on this thread's query connection (Site.query outside blocks): its serial too
@@ -80,3 +90,25 @@ class ContentGeneration:
 
     def _steps(self, since: int, upto: int) -> list[Any]:
         return self.site.query(CHANGES_SINCE, {"since": since, "upto": upto})
+
+
+def _options_may_differ(steps: Sequence[Any], expected: int) -> bool:
+    """Whether the log's ``steps`` (``expected`` of them, in a row) may have changed an option:
+    one names options or everything, cannot be read, or some are missing (pruned, or read before
+    they committed)."""
+    if len(steps) != expected:
+        return True
+    for _, touched in steps:
+        if _OPTION_KIND not in touched and EVERYTHING not in touched:
+            continue  # the text names neither, so its kinds cannot be them: no need to decode it
+        try:
+            kinds = json.loads(touched)
+        except ValueError:
+            return True
+        if not isinstance(kinds, dict) or "option" in kinds or EVERYTHING in kinds:
+            return True
+    return False
+
+
+_OPTION_KIND = '"option"'
+

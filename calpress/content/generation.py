@@ -8,7 +8,6 @@ whichever worker made it. Reading it is one primary-key lookup on the thread's q
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from ..store.changes import (
     GENERATION_AND_CHANGES_VERSIONED,
     GENERATION_QUERY,
     GENERATION_QUERY_VERSIONED,
+    touched_kinds,
 )
 from ..store.db import is_sqlite
 from ..store.memo import MAX_STEPS
@@ -101,11 +101,8 @@ def _options_may_differ(steps: Sequence[Any], expected: int) -> bool:
     for _, touched in steps:
         if _OPTION_KIND not in touched and EVERYTHING not in touched:
             continue  # the text names neither, so its kinds cannot be them: no need to decode it
-        try:
-            kinds = json.loads(touched)
-        except ValueError:
-            return True
-        if not isinstance(kinds, dict) or "option" in kinds or EVERYTHING in kinds:
+        kinds = touched_kinds(touched)
+        if kinds is None or "option" in kinds or EVERYTHING in kinds:
             return True
     return False
 

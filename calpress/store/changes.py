@@ -205,6 +205,16 @@ def touched_text(recorded: Iterable[Change]) -> str:
     return _compact({kind: sorted(ids, key=str) for kind, ids in kinds.items()})
 
 
+def touched_kinds(touched: str) -> dict[str, list[int | str]] | None:
+    """What a log step's ``touched`` text names (kind -> ids, ``{EVERYTHING: 1}`` for
+    everything): the reading of :func:`touched_text`; None when it cannot be read."""
+    try:
+        kinds = json.loads(touched)
+    except ValueError:
+        return None
+    return kinds if isinstance(kinds, dict) else None
+
+
 _EVERYTHING_TEXT = json.dumps({EVERYTHING: 1})
 # json.dumps with separators builds an encoder on every call (a third of this function's time).
 _compact = json.JSONEncoder(separators=(",", ":")).encode

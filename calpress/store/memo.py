@@ -23,12 +23,11 @@ the pages whose events were all remembered). They go when everything goes.
 from __future__ import annotations
 
 import itertools
-import json
 import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
-from .changes import EVERYTHING, TERM_COUNT
+from .changes import TERM_COUNT, touched_kinds
 
 # The kinds of record an entry may depend on; a step touching any other kind drops everything.
 DEPENDABLE = ("item", "term", TERM_COUNT)
@@ -132,11 +131,8 @@ class Memo:
             self._hints[key] = None
 
     def _apply(self, touched: str) -> None:
-        try:
-            kinds = json.loads(touched)
-        except ValueError:
-            kinds = {EVERYTHING: 1}
-        if not isinstance(kinds, dict) or any(kind not in DEPENDABLE for kind in kinds):
+        kinds = touched_kinds(touched)
+        if kinds is None or any(kind not in DEPENDABLE for kind in kinds):
             self._forget_all()
             return
         for kind, ids in kinds.items():

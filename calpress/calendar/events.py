@@ -30,7 +30,7 @@ from ..content import terms as term_store
 from ..content.items import Context, Item, ItemChanges
 from ..media import attachments
 from ..rest.errors import RestError
-from ..store.fast import FastQuery, Shapes, bind_list, in_binds
+from ..store.fast import FastQuery, Shapes, bind_list, in_binds, rows_insert, rows_params
 from ..store.tables import event_links, events, posts
 from .dates import is_valid_timezone, resolve_timezone
 from .definitions import CATEGORY_TAXONOMY, EVENT_TYPE, ORGANIZER_TYPE, VENUE_TYPE
@@ -516,10 +516,7 @@ _INSERT_EVENT = FastQuery(sa.insert(events).values({
     column.name: sa.bindparam(column.name, type_=column.type) for column in events.columns
 }).returning(events.c.post_id))
 _UPDATE_EVENT = sa.update(events).where(events.c.post_id == sa.bindparam("event_id"))
-_INSERT_LINKS = Shapes(lambda size: sa.insert(event_links).values([
-    {column.name: sa.bindparam(f"{column.name}_{n}", type_=column.type) for column in event_links.columns}
-    for n in range(size)
-]).returning(event_links.c.event_id))
+_INSERT_LINKS = rows_insert(event_links, event_links.c.event_id)
 _DELETE_LINKS = sa.delete(event_links).where(event_links.c.event_id == sa.bindparam("event_id"),
                                              event_links.c.kind.in_(sa.bindparam("kinds", expanding=True)))
 
@@ -531,13 +528,10 @@ def _set_links(conn: sa.Connection, event_id: int, links: dict[str, list[int]], 
         return
     if not new_event:
         conn.execute(_DELETE_LINKS, {"event_id": event_id, "kinds": list(links)})
-    rows = [(kind, linked, n) for kind, ids in links.items() for n, linked in enumerate(dict.fromkeys(ids))]
+    rows = [{"event_id": event_id, "kind": kind, "linked_id": linked, "position": n}
+            for kind, ids in links.items() for n, linked in enumerate(dict.fromkeys(ids))]
     if rows:
-        params: dict[str, Any] = {}
-        for index, (kind, linked, position) in enumerate(rows):
-            params.update({f"event_id_{index}": event_id, f"kind_{index}": kind, f"linked_id_{index}": linked,
-                           f"position_{index}": position})
-        _INSERT_LINKS(len(rows)).rows(conn, params)
+        _INSERT_LINKS(len(rows)).rows(conn, rows_params(rows))
 
 
 def save_event(conn: sa.Connection, ctx: Context, data: EventInput, before: Item | None = None) -> Item:

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from ..store.changes import counts_wait_for_bump, owe_term_count, pay_term_counts
 from ..store.changes import record as record_change
-from ..store.fast import FastQuery, Shapes, bind_list, in_binds, padded_size
+from ..store.fast import FastQuery, Shapes, bind_list, in_binds, padded_size, rows_insert, rows_params
 from ..store.tables import posts, term_links, terms
 from .taxonomies import Taxonomy
 
@@ -43,12 +43,7 @@ _OBJECT_TERMS_OF_TAXONOMY = (
 _UNLINK = sa.delete(term_links).where(term_links.c.object_id == sa.bindparam("object_id"),
                                       term_links.c.term_id.in_(sa.bindparam("ids", expanding=True)))
 # Some links of one object in one INSERT, on the driver (a FastQuery per number of rows).
-_LINK_ROWS = Shapes(lambda size: sa.insert(term_links).values([
-    {"object_id": sa.bindparam(f"lo_{n}", type_=term_links.c.object_id.type),
-     "term_id": sa.bindparam(f"lt_{n}", type_=term_links.c.term_id.type),
-     "position": sa.bindparam(f"lp_{n}", type_=term_links.c.position.type)}
-    for n in range(size)
-]).returning(term_links.c.term_id))
+_LINK_ROWS = rows_insert(term_links, term_links.c.term_id)
 
 
 # Link ``:object_id`` to the term ``:term_id`` if it is a term of ``:taxonomy``, on the driver,
@@ -98,10 +93,8 @@ def set_object_terms(
         if previous:
             conn.execute(_UNLINK, {"object_id": object_id, "ids": list(previous)})
         if linked:
-            params = {}
-            for index, term_id in enumerate(linked):
-                params.update({f"lo_{index}": object_id, f"lt_{index}": term_id, f"lp_{index}": index})
-            _LINK_ROWS(len(linked)).rows(conn, params)
+            rows = [{"object_id": object_id, "term_id": term_id, "position": index} for index, term_id in enumerate(linked)]
+            _LINK_ROWS(len(linked)).rows(conn, rows_params(rows))
     changed = set(previous) ^ set(linked)
     if not changed or (new_object and counted is False):
         return linked

@@ -211,3 +211,17 @@ def bind_list(name: str, values: Sequence[Any], size: int | None = None) -> dict
         raise ValueError("an IN list needs at least one value")
     size = padded_size(len(values)) if size is None else size
     return {f"{name}_{n}": values[min(n, len(values) - 1)] for n in range(size)}
+
+
+def rows_insert(table: sa.Table, returning: sa.ColumnElement[Any]) -> Shapes:
+    """INSERTs of some rows of ``table`` in one statement on the driver, a FastQuery per number of
+    rows, RETURNING ``returning``; each value bound as ``<column>_<row>`` (:func:`rows_params`)."""
+    return Shapes(lambda size: sa.insert(table).values([
+        {column.name: sa.bindparam(f"{column.name}_{n}", type_=column.type) for column in table.columns}
+        for n in range(size)
+    ]).returning(returning))
+
+
+def rows_params(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The parameters of a :func:`rows_insert` statement for ``rows`` (each names every column)."""
+    return {f"{name}_{n}": value for n, row in enumerate(rows) for name, value in row.items()}

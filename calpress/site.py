@@ -12,7 +12,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -33,6 +33,7 @@ from .store.tables import options as options_table
 if TYPE_CHECKING:
     from .content.registry import ContentRegistry
 
+T = TypeVar("T")
 ChangeListener = Callable[[list[Change]], None]
 
 # Site options and their defaults: the values the reference's installer stores. `calpress option
@@ -133,21 +134,58 @@ class Site:
         Reads inside the block use it. A write opened inside a read gets its own connection.
         Once committed, the changes the transaction recorded go to ``change_listeners``."""
         outer = getattr(self._local, "conn", None)
+        outer_after = getattr(self._local, "after_commit", None)
         recorded: list[Change] = []
-        with store_db.write_transaction(self.engine) as conn:
+        after: list[Callable[[sa.Connection], None]] = []
+        with store_db.write_transaction(self.engine, after) as conn:
             take_changes(conn)  # left on this pooled connection by a transaction that rolled back
             self._local.conn = conn
+            self._local.after_commit = (conn, after)
             try:
                 with one_bump(conn):
                     yield conn
             finally:
                 self._local.conn = outer
+                self._local.after_commit = outer_after
                 recorded = take_changes(conn)
         if self._checkpoints is not None:
             self._checkpoints.nudge()
         if recorded:
             for listener in self.change_listeners:
                 listener(recorded)
+
+    def read_after_write(self, conn: sa.Connection, reads: Callable[[sa.Connection], T]) -> Callable[[], T]:
+        """Run ``reads`` (what the answer to the write open on ``conn`` shows of it) where they
+        hold up no other writer: on SQLite once the write has committed, on the same connection
+        but after the writers' turn has passed on, since every other write of the site waits for
+        that turn; elsewhere at once, in the write's transaction (a server's row locks hold no
+        other writer, and a second transaction would cost round trips). Returns a function giving
+        what ``reads`` returned, once the write's block has ended.
+
+        As the reference's REST controllers read an item back after saving it, the reads may see
+        a write committed in between by another request; on SQLite they see this write whole."""
+        box: list[T] = []
+        pending = getattr(self._local, "after_commit", None)
+        if pending is not None and pending[0] is conn and store_db.is_sqlite(self.engine):
+
+            def run(read: sa.Connection) -> None:
+                outer = getattr(self._local, "conn", None)
+                self._local.conn = read  # reads of Site.read and Site.query use it too
+                try:
+                    box.append(reads(read))
+                finally:
+                    self._local.conn = outer
+
+            pending[1].append(run)
+        else:
+            box.append(reads(conn))
+
+        def result() -> T:
+            if not box:
+                raise RuntimeError("the write has not committed: its reads have not run")
+            return box[0]
+
+        return result
 
     def query(self, fast_query: FastQuery, params: dict[str, Any] | None = None, *, raw: bool = False) -> list[Any]:
         """Run a compiled hot-path query: on the connection this thread holds inside read() or

@@ -102,8 +102,9 @@ def get_event(request: RestRequest) -> Any:
 
 def _save(request: RestRequest, existing: Item | None) -> dict[str, Any]:
     """Create or update an event and answer with it: remote images downloaded first (each URL
-    once per request), then the typed input read and saved, and what the answer embeds read, in
-    one write transaction (the event row as just written, not read back)."""
+    once per request), then the typed input read and saved in one write transaction, and what
+    the answer embeds read on its connection (Site.read_after_write; the event row as just
+    written, not read back)."""
     ctx = args.ctx_of(request)
     scope = scope_of(request)
     data = args.write_data(request)
@@ -111,8 +112,8 @@ def _save(request: RestRequest, existing: Item | None) -> dict[str, Any]:
         attachments.check_image(scope.site, ctx, value, request.user, scope.images)
     with scope.site.write() as conn:
         item, row = cal.write_event(conn, ctx, event_input.event_input(conn, ctx, data, existing, images=scope.images), existing)
-        loaded = cal.load_items(conn, ctx, [item], event_rows={item.id: row})
-    return args.builder(request, loaded).event(item)
+        loaded = scope.site.read_after_write(conn, lambda read: cal.load_items(read, ctx, [item], event_rows={item.id: row}))
+    return args.builder(request, loaded()).event(item)
 
 
 def create_event(request: RestRequest) -> Any:

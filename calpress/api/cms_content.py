@@ -460,13 +460,14 @@ class ContentController:
         prepared = item_service.prepare_create(ctx, self.type, changes)  # before the writers' turn
         with self.site.write() as conn:
             item = item_service.create_item(conn, ctx, self.type, changes, prepared=prepared)
-            # What the answer needs, read in the same transaction; a new item has no revisions,
-            # and a slug made from its title now is the one its title would get (generated_slug).
+            # What the answer needs, read once the write is done (Site.read_after_write); a new
+            # item has no revisions, and a slug made from its title now is the one its title
+            # would get (generated_slug).
             from_title = changes.slug is None and bool(item.title) and bool(item.slug)
-            related = self.representation.related(conn, request, [item], new=True,
-                                                  generated={item.id: item.slug} if from_title else None)
+            related = self.site.read_after_write(conn, lambda read: self.representation.related(
+                read, request, [item], new=True, generated={item.id: item.slug} if from_title else None))
         scope_of(request).remember(item)
-        data = self.representation.prepare(request, item, related)
+        data = self.representation.prepare(request, item, related())
         location = request.url_for(f"{self.route_name}.item", id=item.id)
         return RestResponse(data, 201, {"Location": location})
 

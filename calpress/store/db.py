@@ -34,7 +34,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -218,20 +218,31 @@ def read_connection(engine: sa.Engine) -> Iterator[sa.Connection]:
 
 
 @contextlib.contextmanager
-def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
+def write_transaction(engine: sa.Engine, after_commit: list[Callable[[sa.Connection], None]] | None = None) -> Iterator[sa.Connection]:
     """A connection inside one write transaction: committed when the block ends, rolled back
     if it raises. On SQLite the transaction starts with ``BEGIN IMMEDIATE``: it waits (up to the
     busy timeout) for other writers before running anything, so concurrent writers queue
     instead of failing; they wait their turn in the site's writer queue (store/writers.py)
-    first, which wakes the next writer as soon as the previous one ends."""
+    first, which wakes the next writer as soon as the previous one ends.
+
+    ``after_commit``: functions called with the same connection once the transaction has
+    committed and the writers' turn has passed to the next writer, in the list's order (items
+    may be added while the block runs); their statements begin a transaction of reads
+    (``BEGIN``, not ``BEGIN IMMEDIATE``), rolled back when the connection goes back to the pool."""
     queue = _writer_queue(engine)
+    sqlite = is_sqlite(engine)
     # The connection is taken from the pool before the turn and goes back after it: the turn
     # covers only the transaction (on SQLite, the site's one writer's time).
     with engine.connect() as conn:
-        if is_sqlite(engine):
+        if sqlite:
             conn.execution_options(**{_WRITE_OPTION: True})
         with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext(), conn.begin():
             yield conn
+        if after_commit:
+            if sqlite:
+                conn.execution_options(**{_WRITE_OPTION: False})
+            for call in after_commit:
+                call(conn)
 
 
 def sqlite_file(engine: sa.Engine) -> str | None:

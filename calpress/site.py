@@ -163,7 +163,8 @@ class Site:
         what ``reads`` returned, once the write's block has ended.
 
         As the reference's REST controllers read an item back after saving it, the reads may see
-        a write committed in between by another request; on SQLite they see this write whole."""
+        a write committed in between by another request; on SQLite they see this write whole,
+        each statement on its own (store/db.write_transaction's ``after_commit``)."""
         box: list[T] = []
         pending = getattr(self._local, "after_commit", None)
         if pending is not None and pending[0] is conn and store_db.is_sqlite(self.engine):

@@ -227,8 +227,9 @@ def write_transaction(engine: sa.Engine, after_commit: list[Callable[[sa.Connect
 
     ``after_commit``: functions called with the same connection once the transaction has
     committed and the writers' turn has passed to the next writer, in the list's order (items
-    may be added while the block runs); their statements begin a transaction of reads
-    (``BEGIN``, not ``BEGIN IMMEDIATE``), rolled back when the connection goes back to the pool."""
+    may be added while the block runs). On SQLite their statements each run alone (the driver
+    committed; SQLAlchemy's commit at the end then finds nothing left to commit), which costs
+    them nothing for a transaction of their own."""
     queue = _writer_queue(engine)
     sqlite = is_sqlite(engine)
     # The connection is taken from the pool before the turn and goes back after it: the turn
@@ -236,12 +237,12 @@ def write_transaction(engine: sa.Engine, after_commit: list[Callable[[sa.Connect
     with engine.connect() as conn:
         if sqlite:
             conn.execution_options(**{_WRITE_OPTION: True})
-        with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext(), conn.begin():
-            yield conn
-        if after_commit:
-            if sqlite:
-                conn.execution_options(**{_WRITE_OPTION: False})
-            for call in after_commit:
+        with conn.begin():
+            with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext():
+                yield conn
+                if after_commit and sqlite:
+                    conn.connection.driver_connection.commit()
+            for call in after_commit or ():
                 call(conn)
 
 

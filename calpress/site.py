@@ -160,12 +160,14 @@ class Site:
         but after the writers' turn has passed on, since every other write of the site waits for
         that turn; elsewhere at once, in the write's transaction (a server's row locks hold no
         other writer, and a second transaction would cost round trips). Returns a function giving
-        what ``reads`` returned, once the write's block has ended.
+        what ``reads`` returned, once the write's block has ended, or raising what they raised:
+        the write stands then, and its change listeners have run.
 
         As the reference's REST controllers read an item back after saving it, the reads may see
         a write committed in between by another request; on SQLite they see this write whole,
         each statement on its own (store/db.write_transaction's ``after_commit``)."""
         box: list[T] = []
+        failed: list[Exception] = []
         pending = getattr(self._local, "after_commit", None)
         if pending is not None and pending[0] is conn and store_db.is_sqlite(self.engine):
 
@@ -174,6 +176,8 @@ class Site:
                 self._local.conn = read  # reads of Site.read and Site.query use it too
                 try:
                     box.append(reads(read))
+                except Exception as error:  # raised by result(), once the write is done with
+                    failed.append(error)
                 finally:
                     self._local.conn = outer
 
@@ -182,6 +186,8 @@ class Site:
             box.append(reads(conn))
 
         def result() -> T:
+            if failed:
+                raise failed[0]
             if not box:
                 raise RuntimeError("the write has not committed: its reads have not run")
             return box[0]

@@ -227,20 +227,19 @@ def write_transaction(engine: sa.Engine, after_commit: list[Callable[[sa.Connect
 
     ``after_commit``: functions called with the same connection once the transaction has
     committed and the writers' turn has passed to the next writer, in the list's order (items
-    may be added while the block runs). On SQLite their statements each run alone (the driver
-    committed; SQLAlchemy's commit at the end then finds nothing left to commit), which costs
-    them nothing for a transaction of their own."""
+    may be added while the block runs). The driver commits first; SQLAlchemy's commit at the end
+    then finds nothing left to commit on SQLite, where each of their statements runs alone, and
+    ends the transaction of reads the driver began for them elsewhere."""
     queue = _writer_queue(engine)
-    sqlite = is_sqlite(engine)
     # The connection is taken from the pool before the turn and goes back after it: the turn
     # covers only the transaction (on SQLite, the site's one writer's time).
     with engine.connect() as conn:
-        if sqlite:
+        if is_sqlite(engine):
             conn.execution_options(**{_WRITE_OPTION: True})
         with conn.begin():
             with queue.turn(SQLITE_BUSY_TIMEOUT_MS / 1000) if queue else contextlib.nullcontext():
                 yield conn
-                if after_commit and sqlite:
+                if after_commit:
                     conn.connection.driver_connection.commit()
             for call in after_commit or ():
                 call(conn)

@@ -80,3 +80,47 @@ def test_a_write_that_fails_runs_no_reads(app) -> None:
 def test_reads_outside_a_write_run_at_once(app) -> None:
     with app.site.read() as conn:
         assert app.site.read_after_write(conn, lambda read: read is conn)() is True
+
+
+def test_after_commit_calls_see_the_write_committed(app) -> None:
+    """store/db.write_transaction's ``after_commit`` runs on both databases once the write is
+    committed: another connection sees it from there."""
+    engine = app.site.engine
+    seen: list[object] = []
+
+    def call(conn) -> None:
+        with db.read_connection(engine) as elsewhere:
+            seen.append(options.get_option(elsewhere, "committed_first"))
+        seen.append(options.get_option(conn, "committed_first"))
+
+    with db.write_transaction(engine, [call]) as conn:
+        options.set_option(conn, "committed_first", "yes")
+    assert seen == ["yes", "yes"]
+
+
+def test_reads_that_fail_after_the_write_leave_it_standing(app) -> None:
+    """On SQLite the write has committed when its reads run: their error comes from the result,
+    and the write's change listeners have run. Elsewhere the reads run in the transaction, which
+    their error rolls back."""
+    site = app.site
+    heard: list[object] = []
+    site.change_listeners.append(heard.append)
+
+    def reads(conn) -> None:
+        raise LookupError("the reads failed")
+
+    if db.is_sqlite(site.engine):
+        with site.write() as conn:
+            options.set_option(conn, "stands", "yes")
+            result = site.read_after_write(conn, reads)
+        with pytest.raises(LookupError):
+            result()
+        assert heard  # the write's changes went to the listeners
+        expected = "yes"
+    else:
+        with pytest.raises(LookupError), site.write() as conn:
+            options.set_option(conn, "stands", "yes")
+            site.read_after_write(conn, reads)
+        expected = None
+    with site.read() as conn:
+        assert options.get_option(conn, "stands") == expected

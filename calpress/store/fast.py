@@ -66,16 +66,16 @@ def _converters(row_type: type, processors: list[Any]) -> tuple[Callable[[list[A
     """Generated functions making the driver's rows (tuples) into ``row_type`` rows, each column
     converted by its result processor (None: as it comes): for a list of rows, and for one."""
     namespace: dict[str, Any] = {"_new": tuple.__new__, "_Row": row_type}
-    columns = []
-    for index, process in enumerate(processors):
-        if process is None:
-            columns.append(f"r[{index}]")
-        else:
-            namespace[f"p{index}"] = process
-            columns.append(f"(None if (c := r[{index}]) is None else p{index}(c))")
-    values = "(" + "".join(column + ", " for column in columns) + ")"
-    if not any(process is not None for process in processors):
-        values = "r"  # the driver's tuple as it is
+    values = "r"  # the driver's tuple as it is, when no column is converted
+    if any(process is not None for process in processors):
+        columns = []
+        for index, process in enumerate(processors):
+            if process is None:
+                columns.append(f"r[{index}]")
+            else:
+                namespace[f"p{index}"] = process
+                columns.append(f"(None if (c := r[{index}]) is None else p{index}(c))")
+        values = "(" + "".join(column + ", " for column in columns) + ")"
     source = (f"def rows(raws):\n    return [_new(_Row, {values}) for r in raws]\n"
               f"def row(r):\n    return _new(_Row, {values})\n")
     _built(source, "rows", namespace)

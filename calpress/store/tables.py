@@ -56,9 +56,15 @@ class Int(sa.types.TypeDecorator):
         return dialect.type_descriptor(sa.Integer() if dialect.name == "sqlite" else sa.BigInteger())
 
     def process_bind_param(self, value: object, dialect: sa.Dialect) -> object:
-        if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
-            return INT64_MAX if value > 0 else INT64_MIN
-        return value
+        return clamp_int64(value)
+
+
+def clamp_int64(value: object) -> object:
+    """An integer beyond 64 bits as the nearest 64-bit one; anything else as it is (``Int``'s
+    binding, which store/fast.py's statements call directly)."""
+    if type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+        return INT64_MAX if value > 0 else INT64_MIN
+    return value
 
 
 EMPTY = sa.text("''")
